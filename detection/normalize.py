@@ -1,0 +1,183 @@
+"""Offset-keeping text normalisation.
+
+Copies are reprinted (full-width digits and punctuation become half-width), converted to
+traditional characters, re-wrapped and re-cased.  Seed 003 compares sentences word by word, so
+every such variant must fold to the same string before words are cut — but the UI highlights
+the *original* text, so every normalised character remembers where it came from.
+
+Steps, all applied per character through one cached translation table (so the common case runs
+at ``str.translate`` speed):
+
+1. Unicode compatibility folding (NFKC): full/half width, circled digits, ligatures.
+2. Case folding (``str.lower``).
+3. Traditional → simplified Chinese with OpenCC ``t2s`` applied *per character*: a
+   deterministic character function keeps offsets exact and maps a traditional copy and its
+   simplified original to the same string (phrase-level conversion could change lengths).
+4. Invisible characters (zero-width spaces, BOM, soft hyphen, controls) are dropped.
+5. Whitespace: a run of whitespace between two CJK characters disappears (hard-wrapped Chinese);
+   elsewhere it becomes one space — or ``"\\n"`` (a paragraph break, a sentence boundary) when
+   it holds a blank line, or a line break next to CJK text (Chinese news puts one paragraph per
+   line).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Final
+
+import opencc
+
+__all__ = ["Normalized", "normalize", "NORMALIZE_VERSION"]
+
+#: Changes whenever the output of :func:`normalize` can change for some input.
+NORMALIZE_VERSION: Final = "n1"
+
+# Ideographs and CJK punctuation: text where whitespace is not a word separator.
+_CJK_CLASS: Final = (
+    "\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u31a0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
+    "\U00020000-\U0003ffff"
+)
+_CJK_CHAR: Final = re.compile(f"[{_CJK_CLASS}]")
+_WHITESPACE_RUN: Final = re.compile(r"\s+")
+# Characters kept verbatim: NFKC would expand the ellipsis to three dots, which shifts offsets
+# for no gain and hides a Chinese sentence end.
+_KEEP: Final = frozenset("…⋯")
+_DROP_CATEGORIES: Final = frozenset({"Cf", "Cc"})
+
+
+@dataclass(frozen=True, slots=True)
+class Normalized:
+    """Normalised text plus, for each of its characters, the offset in the original.
+
+    ``offsets`` has ``len(text) + 1`` entries: ``offsets[i]`` is the original position of the
+    (single) original character that normalised character ``i`` comes from, and the last entry is
+    the original's length.  Use :meth:`original_span` to map a normalised span back.
+    """
+
+    text: str
+    offsets: tuple[int, ...]
+
+    def original_span(self, start: int, end: int) -> tuple[int, int]:
+        """Original ``(start, end)`` covering normalised characters ``start..end-1``."""
+        if end <= start:
+            position = self.offsets[start]
+            return position, position
+        # Every normalised character comes from exactly one original character, so the span
+        # ends right after the original character of the last one.
+        return self.offsets[start], self.offsets[end - 1] + 1
+
+
+class _CharTable:
+    """Lazily built per-character mapping (NFKC → lower → t2s, invisible → "")."""
+
+    def __init__(self) -> None:
+        self._converter = opencc.OpenCC("t2s")
+        self.table: dict[int, str] = {}
+        # Characters whose replacement is not exactly one character (needs the slow path).
+        self.irregular: set[str] = set()
+        self._known: set[str] = set()
+
+    def learn(self, text: str) -> None:
+        new = set(text) - self._known
+        if not new:
+            return
+        chars = sorted(new)
+        folded = [self._fold(ch) for ch in chars]
+        simplified = self._t2s(folded)
+        for ch, out in zip(chars, simplified, strict=True):
+            self._known.add(ch)
+            if out != ch:
+                self.table[ord(ch)] = out
+            if len(out) != 1:
+                self.irregular.add(ch)
+
+    @staticmethod
+    def _fold(ch: str) -> str:
+        if ch in _KEEP or ch.isspace():
+            return ch
+        if unicodedata.category(ch) in _DROP_CATEGORIES:
+            return ""
+        return unicodedata.normalize("NFKC", ch).lower()
+
+    def _t2s(self, folded: list[str]) -> list[str]:
+        # One OpenCC call for all new characters; the separator keeps them from forming
+        # phrases.  Any piece whose length changes keeps its folded form.
+        joined = self._converter.convert("\n".join(folded))
+        pieces = joined.split("\n")
+        if len(pieces) != len(folded):
+            return [self._t2s_one(piece) for piece in folded]
+        return [p if len(p) == len(f) else f for p, f in zip(pieces, folded, strict=True)]
+
+    def _t2s_one(self, piece: str) -> str:
+        out = "".join(self._converter.convert(ch) for ch in piece)
+        return out if len(out) == len(piece) else piece
+
+
+_TABLE = _CharTable()
+
+
+def _map_characters(text: str) -> tuple[str, list[int]]:
+    """Apply the character table; return the mapped text and its offsets into ``text``."""
+    _TABLE.learn(text)
+    mapped = text.translate(_TABLE.table)
+    if len(mapped) == len(text) and not (_TABLE.irregular and _TABLE.irregular & set(text)):
+        return mapped, list(range(len(text) + 1))
+    pieces: list[str] = []
+    offsets: list[int] = []
+    table = _TABLE.table
+    for position, ch in enumerate(text):
+        out = table.get(ord(ch), ch)
+        pieces.append(out)
+        offsets.extend([position] * len(out))
+    offsets.append(len(text))
+    return "".join(pieces), offsets
+
+
+def _whitespace_replacement(text: str, start: int, end: int) -> str:
+    before = text[start - 1] if start > 0 else ""
+    after = text[end] if end < len(text) else ""
+    run = text[start:end]
+    newlines = run.count("\n") + run.count("\r") - run.count("\r\n")
+    cjk = bool(_CJK_CHAR.match(before) or _CJK_CHAR.match(after)) if before and after else False
+    if not before or not after:
+        return ""
+    if newlines >= 2 or (newlines and cjk):
+        return "\n"
+    if cjk and bool(_CJK_CHAR.match(before)) and bool(_CJK_CHAR.match(after)):
+        return ""
+    return " "
+
+
+def _fold_whitespace(text: str, offsets: list[int]) -> tuple[str, list[int]]:
+    pieces: list[str] = []
+    out_offsets: list[int] = []
+    cursor = 0
+    for match in _WHITESPACE_RUN.finditer(text):
+        start, end = match.span()
+        replacement = _whitespace_replacement(text, start, end)
+        if replacement == text[start:end]:
+            continue
+        pieces.append(text[cursor:start])
+        out_offsets.extend(offsets[cursor:start])
+        pieces.append(replacement)
+        out_offsets.extend(offsets[start : start + len(replacement)])
+        cursor = end
+    if cursor == 0:
+        return text, offsets
+    pieces.append(text[cursor:])
+    out_offsets.extend(offsets[cursor:])
+    return "".join(pieces), out_offsets
+
+
+def normalize(text: str) -> Normalized:
+    """Fold width, compatibility forms, case, traditional characters and whitespace.
+
+    Returns the normalised text and, per normalised character, its offset in ``text`` (see
+    :class:`Normalized`).  Deterministic and idempotent on its own output's *text*.
+    """
+    mapped, offsets = _map_characters(text)
+    folded, folded_offsets = _fold_whitespace(mapped, offsets)
+    return Normalized(folded, tuple(folded_offsets))

@@ -1,0 +1,83 @@
+"""Normalisation offsets, tokenisation offsets and language identification."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from detection.language import detect_language
+from detection.normalize import normalize
+from detection.words import tokenize
+
+MIXED_TEXT = st.text(
+    alphabet=st.sampled_from(
+        list("abcXYZ019 \n\t\r.,!?。，！？；…“”中國语言後來發展１２ＡＢ①ﬁ\u200b\u3000İ")
+    ),
+    max_size=60,
+)
+
+
+def test_it_folds_width_case_and_traditional_characters():
+    assert normalize("Ｈｅｌｌｏ ＷＯＲＬＤ １９９８").text == "hello world 1998"
+    assert normalize("後來的發展").text == normalize("后来的发展").text
+
+
+def test_it_joins_hard_wrapped_chinese_and_keeps_paragraphs():
+    assert normalize("中国\n人民。\n\n下一段").text == "中国\n人民。\n下一段"
+    assert normalize("中 国").text == "中国"
+    assert normalize("one\ntwo  three\n\nfour").text == "one two three\nfour"
+
+
+def test_it_maps_spans_back_to_the_original():
+    original = "  ﬁne Ｗｏｒｄ\u200b here"
+    normalized = normalize(original)
+    start = normalized.text.index("word")
+    begin, end = normalized.original_span(start, start + 4)
+    assert original[begin:end] == "Ｗｏｒｄ"
+    assert normalized.original_span(0, 2) == (2, 3)
+
+
+@given(MIXED_TEXT)
+def test_offsets_are_monotonic_and_point_at_the_source_character(text):
+    normalized = normalize(text)
+    offsets = normalized.offsets
+    assert len(offsets) == len(normalized.text) + 1
+    assert offsets[-1] == len(text)
+    assert all(a <= b for a, b in zip(offsets, offsets[1:], strict=False))
+    for position, ch in enumerate(normalized.text):
+        source = text[offsets[position]]
+        if ch in " \n":
+            assert source.isspace()
+        else:
+            assert ch in normalize(source).text or not source.isspace()
+
+
+@given(MIXED_TEXT)
+def test_normalising_twice_keeps_the_words(text):
+    once = normalize(text).text
+    assert [t.text for t in tokenize(normalize(once).text)] == [t.text for t in tokenize(once)]
+
+
+@given(MIXED_TEXT)
+def test_tokens_are_substrings_at_their_offsets(text):
+    for token in tokenize(text):
+        assert text[token.start : token.end] == token.text
+        assert token.text.strip() == token.text and token.text
+
+
+def test_it_cuts_chinese_with_embedded_numbers_and_latin_words():
+    words = [t.text for t in tokenize("我们在1998年看到了hello world的文章，don't 3.14")]
+    assert words == [
+        "我们", "在", "1998", "年", "看到", "了", "hello", "world", "的", "文章", "don't", "3.14",
+    ]
+
+
+def test_english_words_are_cut_the_same_inside_chinese_text():
+    english = [t.text for t in tokenize("the cat sat on the mat")]
+    inside = [t.text for t in tokenize("中文the cat sat on the mat中文")]
+    assert inside[1:-1] == english
+
+
+def test_it_identifies_languages():
+    assert detect_language("这是一个中文句子，没有英文。") == "zh"
+    assert detect_language("This is an English sentence.") == "en"
+    assert detect_language("这是中文 and this is English text 混合") == "mixed"
+    assert detect_language("12345 ...") == "en"
