@@ -1,0 +1,71 @@
+# shellcheck shell=bash
+# Shared settings for the set-up and service scripts. Source it; do not execute it.
+#
+# Every path is computed from the repository root so a fresh clone anywhere works, and
+# every port can be overridden from the environment (a second clone, e.g. a CI check
+# next to a running team instance, picks other ports with PGPORT=... REDIS_PORT=...).
+
+set -o errexit -o nounset -o pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VAR="$ROOT/var"
+PGDATA="$VAR/postgres"
+LOGDIR="$VAR/log"
+REDIS_DIR="$VAR/redis"
+
+PGPORT="${PGPORT:-54329}"
+REDIS_PORT="${REDIS_PORT:-63790}"
+PG_SHARED_BUFFERS="${PG_SHARED_BUFFERS:-512MB}"
+DB_NAME=copydetect
+DB_USER=copydetect
+DB_PASSWORD=copydetect
+
+# A unix socket path is limited to ~107 bytes; deep clones fall back to a /tmp directory
+# named after the repository path so two clones never share one.
+PGSOCKET="$VAR/run"
+if [ "${#PGSOCKET}" -gt 80 ]; then
+    PGSOCKET="/tmp/copydetect-pg-$(printf '%s' "$ROOT" | cksum | cut -d' ' -f1)"
+fi
+
+IS_ROOT=0
+[ "$(id -u)" -eq 0 ] && IS_ROOT=1
+
+log() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[31mERROR:\033[0m %s\n' "$*" >&2; exit 1; }
+
+# Run a command with root rights: directly when root, else through sudo.
+as_root() {
+    if [ "$IS_ROOT" -eq 1 ]; then "$@"; else sudo "$@"; fi
+}
+
+# PostgreSQL refuses to run as root, so as root the server runs as the `postgres` system
+# user (created by the Debian package); an ordinary user runs it as themselves.
+as_pg() {
+    if [ "$IS_ROOT" -eq 1 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
+}
+
+# The newest installed server version; Debian puts each under /usr/lib/postgresql/<major>.
+pg_bindir() {
+    local major
+    major="$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -n 1)"
+    [ -n "$major" ] && [ -x "/usr/lib/postgresql/$major/bin/pg_ctl" ] ||
+        die "no PostgreSQL server under /usr/lib/postgresql (run: make setup-system)"
+    printf '/usr/lib/postgresql/%s/bin' "$major"
+}
+
+port_in_use() {
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# The environment Django, Celery and pytest read (the settings contract).
+export_app_env() {
+    export DATABASE_URL="postgres://$DB_USER:$DB_PASSWORD@127.0.0.1:$PGPORT/$DB_NAME"
+    export CELERY_BROKER_URL="redis://127.0.0.1:$REDIS_PORT/0"
+    export NLTK_DATA="$VAR/nltk_data"
+    export WORDNET="$VAR/nltk_data/corpora/wordnet"
+    export CHROMIUM_BIN="${CHROMIUM_BIN:-/usr/bin/chromium}"
+    export CHROMEDRIVER_PATH="${CHROMEDRIVER_PATH:-/usr/bin/chromedriver}"
+    # Selenium Manager must never try to download a browser or driver.
+    export SE_OFFLINE=true
+    export PYTHONUNBUFFERED=1
+}

@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# Start, stop or inspect the project's own PostgreSQL and Redis (data under var/).
+#
+#   scripts/services.sh start [postgres|redis ...]   start (idempotent) and create role/db
+#   scripts/services.sh stop  [postgres|redis ...]   stop
+#   scripts/services.sh status                       exit 0 when both are up
+#
+# With SERVICES_STARTED_FILE set, `start` appends the name of each service it actually
+# started (not the ones already running) so a caller can stop only what it started.
+# Both servers are daemons: they keep running after the calling shell exits.
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+PGBIN=""
+
+mark_started() {
+    if [ -n "${SERVICES_STARTED_FILE:-}" ]; then echo "$1" >>"$SERVICES_STARTED_FILE"; fi
+}
+
+# ---------------------------------------------------------------- PostgreSQL
+
+# As root the data directory belongs to `postgres`, which must be able to reach it:
+# give "others" the search (x) bit on every parent directory that lacks it.
+pg_prepare_dirs() {
+    mkdir -p "$VAR" "$LOGDIR" "$PGSOCKET"
+    chmod 755 "$VAR"
+    touch "$LOGDIR/postgres.log"
+    if [ "$IS_ROOT" -eq 1 ]; then
+        local dir="$VAR"
+        while [ "$dir" != "/" ]; do
+            if ! runuser -u postgres -- test -x "$dir"; then
+                log "letting the postgres user traverse $dir (chmod o+x)"
+                chmod o+x "$dir"
+            fi
+            dir="$(dirname "$dir")"
+        done
+        mkdir -p "$PGDATA"
+        if [ "$(stat -c %U "$PGDATA")" != postgres ]; then chown -R postgres: "$PGDATA"; fi
+        chown postgres: "$PGSOCKET" "$LOGDIR/postgres.log"
+    fi
+    chmod 700 "$PGDATA" 2>/dev/null || true
+}
+
+pg_initdb() {
+    [ -f "$PGDATA/PG_VERSION" ] && return 0
+    log "initdb $PGDATA"
+    local locale=C
+    if locale -a 2>/dev/null | grep -qix 'c.utf-\?8'; then locale=C.UTF-8; fi
+    mkdir -p "$PGDATA"
+    [ "$IS_ROOT" -eq 1 ] && chown postgres: "$PGDATA"
+    as_pg "$PGBIN/initdb" -D "$PGDATA" -U postgres -E UTF8 --locale="$locale" \
+        --auth-local=trust --auth-host=scram-sha-256 >"$LOGDIR/initdb.log" ||
+        die "initdb failed, see $LOGDIR/initdb.log"
+    echo "include_if_exists = 'copydetect.conf'" >>"$PGDATA/postgresql.conf"
+}
+
+# Rewritten at every start so a changed PGPORT or PG_SHARED_BUFFERS takes effect.
+# fsync/synchronous_commit/full_page_writes off: this cluster only holds dev and test
+# data, and bulk loads (a 10M-posting benchmark) are I/O bound without them.
+pg_write_conf() {
+    cat >"$PGDATA/copydetect.conf" <<CONF
+# Written by scripts/services.sh at every start; edit that script, not this file.
+listen_addresses = '127.0.0.1'
+port = $PGPORT
+unix_socket_directories = '$PGSOCKET'
+shared_buffers = $PG_SHARED_BUFFERS
+work_mem = 32MB
+maintenance_work_mem = 256MB
+max_wal_size = 4GB
+checkpoint_timeout = 30min
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+max_connections = 100
+CONF
+    [ "$IS_ROOT" -eq 1 ] && chown postgres: "$PGDATA/copydetect.conf"
+    return 0
+}
+
+pg_running() {
+    [ -f "$PGDATA/PG_VERSION" ] && as_pg "$PGBIN/pg_ctl" status -D "$PGDATA" >/dev/null 2>&1
+}
+
+# Line 4 of postmaster.pid is the port the running server listens on.
+pg_running_port() {
+    sed -n 4p "$PGDATA/postmaster.pid" 2>/dev/null
+}
+
+pg_psql() {
+    "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PGSOCKET" -p "$PGPORT" -U postgres "$@"
+}
+
+pg_bootstrap() {
+    local exists
+    exists="$(pg_psql -d postgres -tAc "SELECT 1 FROM pg_roles WHERE rolname = '$DB_USER'")"
+    if [ "$exists" != 1 ]; then
+        log "creating role $DB_USER"
+        pg_psql -d postgres -c "CREATE ROLE $DB_USER LOGIN CREATEDB PASSWORD '$DB_PASSWORD'"
+    else
+        # CREATEDB: pytest-django creates and drops test_$DB_NAME.
+        pg_psql -d postgres -c "ALTER ROLE $DB_USER LOGIN CREATEDB PASSWORD '$DB_PASSWORD'"
+    fi
+    exists="$(pg_psql -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$DB_NAME'")"
+    if [ "$exists" != 1 ]; then
+        log "creating database $DB_NAME"
+        pg_psql -d postgres -c "CREATE DATABASE $DB_NAME OWNER $DB_USER"
+    fi
+}
+
+pg_start() {
+    PGBIN="$(pg_bindir)"
+    pg_prepare_dirs
+    pg_initdb
+    if pg_running; then
+        local port
+        port="$(pg_running_port)"
+        [ "$port" = "$PGPORT" ] || die "PostgreSQL of $PGDATA already runs on port $port," \
+            "not $PGPORT: stop it (scripts/services.sh stop postgres) or set PGPORT=$port"
+        log "PostgreSQL already running on 127.0.0.1:$PGPORT ($PGDATA)"
+    else
+        port_in_use "$PGPORT" && die "port $PGPORT is used by another program" \
+            "(another clone's services?); choose a free one: PGPORT=<port> make ..."
+        pg_write_conf
+        log "starting PostgreSQL on 127.0.0.1:$PGPORT ($PGDATA)"
+        as_pg "$PGBIN/pg_ctl" start -D "$PGDATA" -l "$LOGDIR/postgres.log" -w -t 60 \
+            >/dev/null || die "PostgreSQL did not start, see $LOGDIR/postgres.log"
+        mark_started postgres
+    fi
+    pg_bootstrap
+}
+
+pg_stop() {
+    PGBIN="$(pg_bindir)"
+    if pg_running; then
+        log "stopping PostgreSQL ($PGDATA)"
+        as_pg "$PGBIN/pg_ctl" stop -D "$PGDATA" -m fast -w -t 60 >/dev/null
+    else
+        log "PostgreSQL of $PGDATA is not running"
+    fi
+}
+
+pg_status() {
+    PGBIN="$(pg_bindir)"
+    if pg_running; then
+        echo "postgres: running on 127.0.0.1:$(pg_running_port) (data $PGDATA)"
+    else
+        echo "postgres: stopped (data $PGDATA)"
+        return 1
+    fi
+}
+
+# --------------------------------------------------------------------- Redis
+
+REDIS_PIDFILE="$REDIS_DIR/redis.pid"
+
+redis_pid() {
+    local pid
+    pid="$(cat "$REDIS_PIDFILE" 2>/dev/null)" || return 1
+    [ -n "$pid" ] && grep -q redis-server "/proc/$pid/cmdline" 2>/dev/null || return 1
+    echo "$pid"
+}
+
+redis_running_port() {
+    local pid
+    pid="$(redis_pid)" || return 1
+    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -o ':[0-9]*' | head -n 1 | tr -d :
+}
+
+redis_start() {
+    mkdir -p "$REDIS_DIR" "$LOGDIR"
+    if redis_pid >/dev/null; then
+        local port
+        port="$(redis_running_port)"
+        [ "$port" = "$REDIS_PORT" ] || die "Redis of $REDIS_DIR already runs on port $port," \
+            "not $REDIS_PORT: stop it (scripts/services.sh stop redis) or set REDIS_PORT=$port"
+        log "Redis already running on 127.0.0.1:$REDIS_PORT ($REDIS_DIR)"
+        return 0
+    fi
+    port_in_use "$REDIS_PORT" && die "port $REDIS_PORT is used by another program;" \
+        "choose a free one: REDIS_PORT=<port> make ..."
+    command -v redis-server >/dev/null || die "redis-server missing (run: make setup-system)"
+    log "starting Redis on 127.0.0.1:$REDIS_PORT ($REDIS_DIR)"
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$REDIS_DIR" \
+        --daemonize yes --pidfile "$REDIS_PIDFILE" --logfile "$LOGDIR/redis.log" \
+        --save "" --appendonly no >/dev/null
+    local i
+    for i in $(seq 1 50); do
+        if redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG; then
+            mark_started redis
+            return 0
+        fi
+        sleep 0.2
+    done
+    die "Redis did not answer on port $REDIS_PORT, see $LOGDIR/redis.log"
+}
+
+redis_stop() {
+    local pid i
+    if pid="$(redis_pid)"; then
+        log "stopping Redis ($REDIS_DIR)"
+        kill "$pid"
+        for i in $(seq 1 50); do
+            kill -0 "$pid" 2>/dev/null || return 0
+            sleep 0.2
+        done
+        die "Redis (pid $pid) did not stop"
+    fi
+    log "Redis of $REDIS_DIR is not running"
+}
+
+redis_status() {
+    if redis_pid >/dev/null; then
+        echo "redis: running on 127.0.0.1:$(redis_running_port) (data $REDIS_DIR)"
+    else
+        echo "redis: stopped (data $REDIS_DIR)"
+        return 1
+    fi
+}
+
+# ---------------------------------------------------------------------- main
+
+main() {
+    local action="${1:-status}"
+    shift || true
+    local services=("$@")
+    [ "${#services[@]}" -gt 0 ] || services=(postgres redis)
+    local rc=0 svc
+    for svc in "${services[@]}"; do
+        case "$svc" in
+            postgres) prefix=pg ;;
+            redis) prefix=redis ;;
+            *) die "unknown service $svc (postgres|redis)" ;;
+        esac
+        case "$action" in
+            start | stop) "${prefix}_$action" ;;
+            status) "${prefix}_status" || rc=1 ;;
+            *) die "usage: $0 start|stop|status [postgres|redis ...]" ;;
+        esac
+    done
+    return "$rc"
+}
+
+main "$@"
