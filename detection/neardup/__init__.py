@@ -1,0 +1,37 @@
+"""Document-level near-duplicate detection: the seed methods and baselines behind one interface.
+
+``METHODS`` maps a method name to a factory of a fresh method with its default config;
+``cluster_documents(method, texts)`` deduplicates a collection; ``StreamingClusterer`` assigns
+new documents incrementally.  See docs/neardup.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from detection.neardup.base import NearDupError, NearDupMethod, Relation
+from detection.neardup.clustering import StreamingClusterer
+from detection.neardup.collection import Cluster, Member, cluster_documents
+from detection.neardup.periods import PeriodConfig, PeriodFeatures
+from detection.neardup.simhash import SimHash, SimHashConfig
+
+__all__ = [
+    "METHODS",
+    "Cluster",
+    "Member",
+    "NearDupError",
+    "NearDupMethod",
+    "PeriodConfig",
+    "PeriodFeatures",
+    "Relation",
+    "SimHash",
+    "SimHashConfig",
+    "StreamingClusterer",
+    "cluster_documents",
+]
+
+METHODS: dict[str, Callable[[], NearDupMethod[Any]]] = {
+    "simhash": SimHash,
+    "periods": PeriodFeatures,
+}

@@ -1,0 +1,73 @@
+"""The one interface every near-duplicate method implements.
+
+A method turns a text into a *signature* (``signature``), decides the relation of two
+signatures (``relation``), and offers a candidate index (``new_index``) so a collection is never
+compared pair by pair.  Methods that need collection statistics (template lines, IDF of
+features) learn them in ``fit`` before the signatures are made; ``fit`` on an empty iterable
+leaves a method usable with no statistics (every method then still works, only without its
+template filter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, TypeVar
+
+__all__ = [
+    "RelationKind",
+    "Relation",
+    "DIFFERENT",
+    "CandidateIndex",
+    "NearDupMethod",
+    "NearDupError",
+]
+
+RelationKind = Literal["duplicate", "containment", "different"]
+Sig = TypeVar("Sig")
+
+
+class NearDupError(ValueError):
+    """A near-duplicate method was called wrongly (the message says how to fix the call)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """How two documents relate: ``kind`` plus the method's similarity ``score`` in [0, 1].
+
+    ``containment`` means one document's content is (mostly) inside the other, which is longer;
+    ``duplicate`` means both carry the same content.
+    """
+
+    kind: RelationKind
+    score: float
+
+    @property
+    def is_near_duplicate(self) -> bool:
+        return self.kind != "different"
+
+
+DIFFERENT = Relation("different", 0.0)
+
+
+class CandidateIndex(Protocol[Sig]):
+    """Signatures stored so that likely near-duplicates of a query are found without a scan."""
+
+    def add(self, doc_id: int, sig: Sig) -> None: ...
+
+    def candidates(self, sig: Sig) -> set[int]: ...
+
+
+class NearDupMethod(Protocol[Sig]):
+    """A document-level near-duplicate method (see docs/neardup.md for the seven methods)."""
+
+    name: str
+    config: Any  # the method's frozen config dataclass; ``config.version`` names it
+
+    def fit(self, texts: Iterable[str]) -> None: ...
+
+    def signature(self, text: str) -> Sig: ...
+
+    def relation(self, a: Sig, b: Sig) -> Relation: ...
+
+    def new_index(self) -> CandidateIndex[Sig]: ...

@@ -1,0 +1,51 @@
+"""Site boilerplate removal by recurring lines (the template step of seeds 001 and 002).
+
+Seed 001 removes "copyright lines and 'share to' links" by template matching before hashing;
+seed 002 extracts paragraphs "by structure, punctuation and templates".  Neither gives the rule,
+so here a *template line* is a line (digits masked, see ``text.line_key``) that occurs in at least
+``max(min_df, df_ratio * N)`` of the N documents the filter was fitted on.  A story is reprinted
+on a handful of sites while a site prints its header, navigation and footer on every page, so
+the document frequency separates the two; on zh-reprints-dev no story has more than 4 copies
+and every site template line occurs on 5+ pages (docs/neardup.md, "Templates").  Known limit:
+a story reprinted on more than ``max(min_df, df_ratio * N)`` pages of the collection loses its
+recurring lines too — when *every* line of a document would go, the document is kept whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from detection.neardup.text import count_lines, line_key, lines
+
+__all__ = ["TemplateConfig", "TemplateFilter"]
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateConfig:
+    min_df: int = 5
+    df_ratio: float = 0.01
+    version: str = "tpl1"
+
+
+@dataclass(slots=True)
+class TemplateFilter:
+    """Learns recurring lines from a collection; strips them from folded texts."""
+
+    config: TemplateConfig = field(default_factory=TemplateConfig)
+    _template: frozenset[str] = frozenset()
+
+    def fit(self, folded_texts: Iterable[str]) -> None:
+        texts = list(folded_texts)
+        df = count_lines(texts)
+        limit = max(self.config.min_df, self.config.df_ratio * len(texts))
+        self._template = frozenset(key for key, n in df.items() if n >= limit)
+
+    @property
+    def template_lines(self) -> frozenset[str]:
+        return self._template
+
+    def strip(self, folded_text: str) -> str:
+        """``folded_text`` without its template lines (whole text if nothing would remain)."""
+        kept = [line for line in lines(folded_text) if line_key(line) not in self._template]
+        return "\n".join(kept) if kept else folded_text
