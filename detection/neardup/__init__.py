@@ -13,6 +13,7 @@ from typing import Any
 from detection.neardup.base import NearDupError, NearDupMethod, Relation
 from detection.neardup.clustering import StreamingClusterer
 from detection.neardup.collection import Cluster, Member, cluster_documents
+from detection.neardup.ddw import DDW, DDWConfig
 from detection.neardup.periods import PeriodConfig, PeriodFeatures
 from detection.neardup.simhash import SimHash, SimHashConfig
 
@@ -34,4 +35,5 @@ __all__ = [
 METHODS: dict[str, Callable[[], NearDupMethod[Any]]] = {
     "simhash": SimHash,
     "periods": PeriodFeatures,
+    "ddw": DDW,
 }

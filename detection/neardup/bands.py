@@ -41,7 +41,7 @@ class BandIndex:
             table[key].add(doc_id)
 
     def candidates(self, sig: int) -> set[int]:
-        """Ids sharing at least one band key with ``sig`` (a superset of those within d ≤ bands-1)."""
+        """Ids sharing a band key with ``sig`` (a superset of those within d ≤ bands - 1)."""
         found: set[int] = set()
         for table, key in zip(self._tables, self._keys(sig), strict=True):
             found |= table.get(key, set())
