@@ -14,12 +14,23 @@ from detection.neardup.base import NearDupError, NearDupMethod, Relation
 from detection.neardup.clustering import StreamingClusterer
 from detection.neardup.collection import Cluster, Member, cluster_documents
 from detection.neardup.ddw import DDW, DDWConfig
+from detection.neardup.imatch import IMatch, IMatchConfig
 from detection.neardup.periods import PeriodConfig, PeriodFeatures
+from detection.neardup.shingling import Shingling, ShinglingConfig
 from detection.neardup.simhash import SimHash, SimHashConfig
+from detection.neardup.spotsigs import SpotSigs, SpotSigsConfig
 
 __all__ = [
     "METHODS",
     "Cluster",
+    "DDW",
+    "DDWConfig",
+    "IMatch",
+    "IMatchConfig",
+    "Shingling",
+    "ShinglingConfig",
+    "SpotSigs",
+    "SpotSigsConfig",
     "Member",
     "NearDupError",
     "NearDupMethod",
@@ -36,4 +47,7 @@ METHODS: dict[str, Callable[[], NearDupMethod[Any]]] = {
     "simhash": SimHash,
     "periods": PeriodFeatures,
     "ddw": DDW,
+    "minhash": Shingling,
+    "imatch": IMatch,
+    "spotsigs": SpotSigs,
 }
