@@ -1,0 +1,26 @@
+"""Tests: the real PostgreSQL (pytest-django creates `test_<name>`) and a Redis database of
+their own, so a development worker listening on the default database never steals test tasks."""
+
+import os
+from pathlib import Path
+
+from config.settings.base import *  # noqa: F403
+from config.settings.base import BASE_DIR, DEFAULT_BROKER_URL
+
+DEBUG = False
+ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def _test_broker_url() -> str:
+    """The configured broker with its database number swapped for 15 (tests only)."""
+    explicit = os.environ.get("TEST_CELERY_BROKER_URL")
+    if explicit:
+        return explicit
+    base = os.environ.get("CELERY_BROKER_URL", DEFAULT_BROKER_URL)
+    return base.rsplit("/", 1)[0] + "/15" if base.count("/") >= 3 else base + "/15"
+
+
+CELERY_BROKER_URL = _test_broker_url()
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "test-media"))
+MAX_UPLOAD_BYTES = 1024 * 1024

@@ -1,0 +1,1 @@
+"""The copy-detection Django app: collections, documents, the PostgreSQL index and reports."""

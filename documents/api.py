@@ -1,0 +1,90 @@
+"""JSON API (token or session auth). Views parse input and call one service or selector."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from documents import selectors, services
+from documents.models import Document
+from documents.serializers import (
+    CollectionCreateSerializer,
+    CollectionSerializer,
+    DocumentCreatedSerializer,
+    DocumentStatusSerializer,
+    DocumentUploadSerializer,
+    ReportSerializer,
+)
+
+
+class CollectionListApi(APIView):
+    @extend_schema(responses=CollectionSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        collections = selectors.collection_list(user=request.user)
+        return Response(CollectionSerializer(collections, many=True).data)
+
+    @extend_schema(request=CollectionCreateSerializer, responses={201: CollectionSerializer})
+    def post(self, request: Request) -> Response:
+        data = CollectionCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            collection = services.collection_create(owner=request.user, **data.validated_data)
+        except ValueError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(CollectionSerializer(collection).data, status=status.HTTP_201_CREATED)
+
+
+class DocumentUploadApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(request=DocumentUploadSerializer, responses={201: DocumentCreatedSerializer})
+    def post(self, request: Request, collection_id: int) -> Response:
+        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        data = DocumentUploadSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        upload = data.validated_data["file"]
+        try:
+            document = services.document_upload(
+                collection=collection,
+                filename=upload.name,
+                data=upload.read(),
+                folder=data.validated_data["folder"],
+            )
+        except services.UploadError as error:
+            return Response({"file": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
+        body = DocumentCreatedSerializer(document).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class DocumentStatusApi(APIView):
+    @extend_schema(responses=DocumentStatusSerializer)
+    def get(self, request: Request, document_id: int) -> Response:
+        document = selectors.document_get(user=request.user, document_id=document_id)
+        return Response(DocumentStatusSerializer(document).data)
+
+
+class DocumentReportApi(APIView):
+    @extend_schema(
+        responses={200: ReportSerializer, 409: OpenApiResponse(description="Not processed yet")}
+    )
+    def get(self, request: Request, document_id: int) -> Response:
+        document = selectors.document_get(user=request.user, document_id=document_id)
+        if document.status != Document.Status.DONE:
+            return Response(
+                {"detail": f"The document is {document.status}; no report yet.",
+                 "status": document.status},
+                status=status.HTTP_409_CONFLICT,
+            )
+        return Response(ReportSerializer(selectors.report_get(document=document)).data)
+
+
+class DocumentTextApi(APIView):
+    @extend_schema(responses={(200, "text/plain"): str})
+    def get(self, request: Request, document_id: int) -> HttpResponse:
+        document = selectors.document_get(user=request.user, document_id=document_id)
+        return HttpResponse(document.text, content_type="text/plain; charset=utf-8")

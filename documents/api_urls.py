@@ -1,0 +1,21 @@
+from django.urls import path
+
+from documents import api
+
+urlpatterns = [
+    path("collections/", api.CollectionListApi.as_view(), name="api_collections"),
+    path(
+        "collections/<int:collection_id>/documents/",
+        api.DocumentUploadApi.as_view(),
+        name="api_document_upload",
+    ),
+    path("documents/<int:document_id>/", api.DocumentStatusApi.as_view(), name="api_document"),
+    path(
+        "documents/<int:document_id>/report/",
+        api.DocumentReportApi.as_view(),
+        name="api_document_report",
+    ),
+    path(
+        "documents/<int:document_id>/text/", api.DocumentTextApi.as_view(), name="api_document_text"
+    ),
+]

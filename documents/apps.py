@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class DocumentsConfig(AppConfig):
+    name = "documents"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,45 @@
+"""UI forms: they parse input only; the services decide."""
+
+from django import forms
+
+from documents.models import Collection
+
+
+class CollectionForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    kind = forms.ChoiceField(choices=Collection.Kind.choices, initial=Collection.Kind.ASSIGNMENT)
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """A file field that returns every selected file (Django's documented recipe)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def clean(self, data: object, initial: object = None) -> list:
+        single = super().clean
+        if isinstance(data, list | tuple):
+            return [single(item, initial) for item in data]
+        return [single(data, initial)]
+
+
+class UploadForm(forms.Form):
+    files = MultipleFileField(label="Files")
+
+
+class ArchivesForm(forms.Form):
+    archives = forms.ModelMultipleChoiceField(
+        queryset=Collection.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="None selected: every archive is checked.",
+    )
+
+    def __init__(self, *args: object, choices: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.fields["archives"].queryset = choices  # type: ignore[attr-defined]

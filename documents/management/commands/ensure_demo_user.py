@@ -1,0 +1,17 @@
+"""Create the demo login (user `demo`, password `demo`) if it does not exist."""
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Create user 'demo' with password 'demo' if missing, and print the login."
+
+    def handle(self, *args: object, **options: object) -> None:
+        users = get_user_model()
+        user, created = users.objects.get_or_create(username="demo")
+        if created:
+            user.set_password("demo")
+            user.save()
+        state = "created" if created else "exists"
+        self.stdout.write(f"Demo login ({state}): username 'demo', password 'demo'")

@@ -1,0 +1,111 @@
+"""Collections own documents; documents own sentences and matches.
+
+The inverted index (posting and document-frequency tables) is not modelled here: it is a
+hash-partitioned table created by a RunSQL migration and accessed by `documents.pg_index`.
+"""
+
+from django.conf import settings
+from django.db import models
+
+
+class Collection(models.Model):
+    """An assignment (submissions checked against each other) or an archive (reference texts)."""
+
+    class Kind(models.TextChoices):
+        ASSIGNMENT = "assignment", "Assignment"
+        ARCHIVE = "archive", "Archive"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="collections"
+    )
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.ASSIGNMENT)
+    # Archives this collection is checked against; empty means "all archives of the owner".
+    archives = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Document(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        PROCESSING = "processing", "Processing"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="documents")
+    original = models.FileField(upload_to="originals/%Y/%m/")
+    filename = models.CharField(max_length=255)
+    # Folder path the file came from (a folder upload or a ZIP batch), "" for a single file.
+    folder = models.CharField(max_length=500, blank=True, default="")
+    size = models.PositiveIntegerField(default=0)
+    checksum = models.CharField(max_length=64, help_text="sha256 of the original bytes")
+    text = models.TextField(blank=True, default="")
+    language = models.CharField(max_length=10, blank=True, default="")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True, default="")
+    progress = models.PositiveSmallIntegerField(default=0)
+    model_version = models.CharField(max_length=255, blank=True, default="")
+    # True while the document's postings are in the index (document_count counts these).
+    indexed = models.BooleanField(default=False)
+    similarity = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["model_version", "indexed"])]
+
+    def __str__(self) -> str:
+        return self.filename
+
+
+class Sentence(models.Model):
+    """A sentence of a document's extracted text: [start, end) character offsets."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="sentences")
+    number = models.PositiveIntegerField()
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["document", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "number"], name="sentence_unique_number")
+        ]
+
+
+class Match(models.Model):
+    """What `document` shares with `source`: its passages and the share of `document` covered."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="matches")
+    source = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    similarity = models.FloatField()
+    model_version = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-similarity", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "source"], name="match_unique_pair")
+        ]
+
+
+class MatchPassage(models.Model):
+    """A copied passage: [start, end) in the document's text, [source_start, source_end) in the
+    source's text."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="passages")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    source_start = models.PositiveIntegerField()
+    source_end = models.PositiveIntegerField()
+    score = models.FloatField()
+
+    class Meta:
+        ordering = ["start", "source_start"]

@@ -1,0 +1,258 @@
+"""The inverted index of seed 003 (feature -> sentence postings) in PostgreSQL.
+
+Layout (created by migration 0002, see `documents/migrations/0002_posting_index.py`):
+
+- `documents_posting(feature bigint, document_id bigint, sentence int, size smallint)`:
+  one flat row per (feature, sentence), HASH-partitioned by feature into `POSTING_PARTITIONS`
+  tables, with a btree on `feature` (lookups) and on `document_id` (removal).
+- `documents_feature_df(feature bigint primary key, df int)`: in how many indexed documents a
+  feature occurs. Kept in step with the postings on add/remove so the query can skip features
+  too common to be evidence of copying (the detector passes `max_df`).
+
+Postings are loaded with COPY (binary) and looked up in ONE round trip per query document.
+The index is bound to one `model_version`: features of different models are not comparable,
+so adding an analysis of another version raises and lookups only return documents of its own.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Protocol
+
+from django.db import connections, transaction
+
+from detection import Posting
+
+POSTING_TABLE = "documents_posting"
+DF_TABLE = "documents_feature_df"
+POSTING_PARTITIONS = 8
+# After loading this many postings in one call the planner statistics are refreshed, so that
+# lookups keep using the feature index instead of guessing from an empty table.
+ANALYZE_AFTER_ROWS = 200_000
+_SMALLINT_MAX = 32_767
+
+
+class IndexVersionError(ValueError):
+    """An analysis made by another feature model was offered to this index."""
+
+
+class _Sentence(Protocol):
+    index: int
+    features: Sequence[int]
+
+
+class _Analysis(Protocol):
+    model_version: str
+
+    @property
+    def sentences(self) -> Sequence[_Sentence]: ...
+
+
+class PostgresSentenceIndex:
+    """`detection.SentenceIndex` over the posting table.
+
+    `documents` limits lookups to those document ids (a collection plus its archives); None
+    means every indexed document of `model_version`.
+    """
+
+    def __init__(
+        self,
+        *,
+        model_version: str,
+        documents: Collection[int] | None = None,
+        using: str = "default",
+    ) -> None:
+        if not model_version:
+            raise IndexVersionError("PostgresSentenceIndex needs the model_version it serves.")
+        self.model_version = model_version
+        self.using = using
+        self._requested_scope = None if documents is None else sorted(set(documents))
+        self._scope: list[int] | None = None
+
+    # --- writes -------------------------------------------------------------------------
+
+    def add(self, document_id: int, analysis: _Analysis) -> int:
+        """Index one document's sentences; returns the number of postings written."""
+        return self.add_many([(document_id, analysis)])
+
+    def add_many(self, items: Iterable[tuple[int, _Analysis]]) -> int:
+        """Bulk-load documents with COPY and bump the document frequency of their features.
+
+        The caller must have removed earlier postings of these documents (see `remove_many`).
+        """
+        items = list(items)
+        for document_id, analysis in items:
+            self._check_version(document_id, analysis)
+        if not items:
+            return 0
+        with transaction.atomic(using=self.using):
+            written = self._copy_postings(items)
+            self._increment_df(items)
+            self._mark_indexed([document_id for document_id, _ in items], indexed=True)
+            if written >= ANALYZE_AFTER_ROWS:
+                self.analyze()
+        return written
+
+    def remove(self, document_id: int) -> None:
+        self.remove_many([document_id])
+
+    def remove_many(self, document_ids: Collection[int]) -> None:
+        """Delete the documents' postings and take them out of the document frequencies."""
+        ids = sorted(set(document_ids))
+        if not ids:
+            return
+        with transaction.atomic(using=self.using), connections[self.using].cursor() as cursor:
+            cursor.execute(
+                f"""
+                WITH gone AS (
+                    DELETE FROM {POSTING_TABLE} WHERE document_id = ANY(%s::bigint[])
+                    RETURNING document_id, feature
+                )
+                SELECT feature, count(DISTINCT document_id) FROM gone
+                GROUP BY feature ORDER BY feature
+                """,
+                [ids],
+            )
+            decrements = cursor.fetchall()
+            self._decrement_df(cursor, decrements)
+            self._mark_indexed(ids, indexed=False)
+
+    def analyze(self) -> None:
+        """Refresh planner statistics after large loads."""
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(f"ANALYZE {POSTING_TABLE}")
+            cursor.execute(f"ANALYZE {DF_TABLE}")
+
+    # --- the SentenceIndex protocol -----------------------------------------------------
+
+    def postings(self, features: Collection[int], *, max_df: int | None) -> list[Posting]:
+        """All postings of `features` with document frequency <= max_df, in one query."""
+        wanted = sorted(set(features))
+        if not wanted:
+            return []
+        sql = [f"SELECT p.feature, p.document_id, p.sentence, p.size FROM {POSTING_TABLE} p"]
+        params: list[object] = []
+        if max_df is not None:
+            sql.append(f"JOIN {DF_TABLE} f USING (feature)")
+        sql.append("WHERE p.feature = ANY(%s::bigint[])")
+        params.append(wanted)
+        if max_df is not None:
+            sql.append("AND f.df <= %s")
+            params.append(max_df)
+        scope_sql, scope_params = self._scope_filter()
+        sql.append(scope_sql)
+        params.extend(scope_params)
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(" ".join(sql), params)
+            return [Posting(f, d, s, z) for f, d, s, z in cursor.fetchall()]
+
+    def document_count(self) -> int:
+        """Indexed documents of this model version (the population the df values count)."""
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM documents_document WHERE indexed AND model_version = %s",
+                [self.model_version],
+            )
+            return int(cursor.fetchone()[0])
+
+    def spans(self, document: int, sentences: Collection[int]) -> Mapping[int, tuple[int, int]]:
+        numbers = sorted(set(sentences))
+        if not numbers:
+            return {}
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(
+                "SELECT number, start, \"end\" FROM documents_sentence"
+                " WHERE document_id = %s AND number = ANY(%s::int[])",
+                [document, numbers],
+            )
+            return {number: (start, end) for number, start, end in cursor.fetchall()}
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _check_version(self, document_id: int, analysis: _Analysis) -> None:
+        if analysis.model_version != self.model_version:
+            raise IndexVersionError(
+                f"Document {document_id} was analysed with model {analysis.model_version!r} but "
+                f"this index serves {self.model_version!r}; re-analyse it or open an index "
+                "for that version."
+            )
+
+    def _scope_filter(self) -> tuple[str, list[object]]:
+        """SQL restricting postings to same-version documents (of the scope, if any)."""
+        if self._requested_scope is None:
+            return (
+                "AND p.document_id IN (SELECT id FROM documents_document"
+                " WHERE indexed AND model_version = %s)",
+                [self.model_version],
+            )
+        if self._scope is None:
+            self._scope = self._same_version(self._requested_scope)
+        return "AND p.document_id = ANY(%s::bigint[])", [self._scope]
+
+    def _same_version(self, ids: list[int]) -> list[int]:
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(
+                "SELECT id FROM documents_document"
+                " WHERE id = ANY(%s::bigint[]) AND indexed AND model_version = %s ORDER BY id",
+                [ids, self.model_version],
+            )
+            return [row[0] for row in cursor.fetchall()]
+
+    def _copy_postings(self, items: list[tuple[int, _Analysis]]) -> int:
+        written = 0
+        with connections[self.using].cursor() as cursor:
+            with cursor.copy(
+                f"COPY {POSTING_TABLE} (feature, document_id, sentence, size)"
+                " FROM STDIN (FORMAT BINARY)"
+            ) as copy:
+                copy.set_types(["int8", "int8", "int4", "int2"])
+                for document_id, analysis in items:
+                    for sentence in analysis.sentences:
+                        size = min(len(sentence.features), _SMALLINT_MAX)
+                        for feature in sentence.features:
+                            copy.write_row((feature, document_id, sentence.index, size))
+                        written += len(sentence.features)
+        return written
+
+    def _increment_df(self, items: list[tuple[int, _Analysis]]) -> None:
+        counts: Counter[int] = Counter()
+        for _, analysis in items:
+            counts.update({f for sentence in analysis.sentences for f in sentence.features})
+        if not counts:
+            return
+        features = sorted(counts)
+        # Sorted upserts take row locks in one order, so concurrent workers cannot deadlock.
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(
+                f"""
+                INSERT INTO {DF_TABLE} (feature, df)
+                SELECT feature, n FROM unnest(%s::bigint[], %s::int[]) AS t(feature, n)
+                ORDER BY feature
+                ON CONFLICT (feature) DO UPDATE SET df = {DF_TABLE}.df + EXCLUDED.df
+                """,
+                [features, [counts[f] for f in features]],
+            )
+
+    def _decrement_df(self, cursor: object, decrements: list[tuple[int, int]]) -> None:
+        if not decrements:
+            return
+        features = [feature for feature, _ in decrements]
+        cursor.execute(  # type: ignore[attr-defined]
+            f"""
+            UPDATE {DF_TABLE} AS f SET df = f.df - t.n
+            FROM unnest(%s::bigint[], %s::int[]) AS t(feature, n)
+            WHERE f.feature = t.feature
+            """,
+            [features, [n for _, n in decrements]],
+        )
+        cursor.execute(  # type: ignore[attr-defined]
+            f"DELETE FROM {DF_TABLE} WHERE feature = ANY(%s::bigint[]) AND df <= 0", [features]
+        )
+
+    def _mark_indexed(self, ids: Sequence[int], *, indexed: bool) -> None:
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(
+                "UPDATE documents_document SET indexed = %s WHERE id = ANY(%s::bigint[])",
+                [indexed, list(ids)],
+            )

@@ -1,0 +1,107 @@
+"""Reads: what the views, the API and the pipeline need, always scoped to the owner."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, QuerySet
+from django.shortcuts import get_object_or_404
+
+from documents.models import Collection, Document, Match
+
+
+@dataclass(frozen=True)
+class PassageView:
+    start: int
+    end: int
+    source_start: int
+    source_end: int
+    score: float
+
+
+@dataclass(frozen=True)
+class SourceView:
+    document: int
+    title: str
+    collection: str
+    similarity: float
+    passages: tuple[PassageView, ...]
+
+
+@dataclass(frozen=True)
+class Report:
+    document: Document
+    similarity: float
+    sources: tuple[SourceView, ...]
+
+
+def collection_list(*, user: AbstractBaseUser) -> QuerySet[Collection]:
+    return Collection.objects.filter(owner=user).annotate(document_count=Count("documents"))
+
+
+def collection_get(*, user: AbstractBaseUser, collection_id: int) -> Collection:
+    """The user's collection, or 404 (others' collections do not exist for them)."""
+    return get_object_or_404(Collection, id=collection_id, owner=user)
+
+
+def archive_list(*, user: AbstractBaseUser, exclude: Collection | None = None) -> QuerySet:
+    archives = Collection.objects.filter(owner=user, kind=Collection.Kind.ARCHIVE)
+    return archives.exclude(id=exclude.id) if exclude is not None else archives
+
+
+def document_list(*, collection: Collection) -> QuerySet[Document]:
+    return collection.documents.defer("text").order_by("-created_at", "-id")
+
+
+def document_get(*, user: AbstractBaseUser, document_id: int) -> Document:
+    """The user's document, or 404."""
+    return get_object_or_404(
+        Document.objects.select_related("collection"), id=document_id, collection__owner=user
+    )
+
+
+def detection_scope_ids(*, document: Document) -> list[int]:
+    """Documents a new document is checked against: the rest of its collection, plus the
+    archives selected on the collection (none selected: every archive of the owner)."""
+    collection = document.collection
+    archives = list(collection.archives.values_list("id", flat=True))
+    if not archives:
+        archives = list(
+            archive_list(user=collection.owner, exclude=collection).values_list("id", flat=True)
+        )
+    ids = Document.objects.filter(collection_id__in=[collection.id, *archives]).exclude(
+        id=document.id
+    )
+    return list(ids.values_list("id", flat=True))
+
+
+def report_get(*, document: Document) -> Report:
+    """The sources of a processed document, most copied first, with their passages."""
+    matches = (
+        Match.objects.filter(document=document)
+        .select_related("source__collection")
+        .prefetch_related("passages")
+        .order_by("-similarity", "source_id")
+    )
+    sources = tuple(
+        SourceView(
+            document=match.source_id,
+            title=match.source.filename,
+            collection=match.source.collection.name,
+            similarity=match.similarity,
+            passages=tuple(
+                PassageView(p.start, p.end, p.source_start, p.source_end, p.score)
+                for p in match.passages.all()
+            ),
+        )
+        for match in matches
+    )
+    return Report(document=document, similarity=document.similarity or 0.0, sources=sources)
+
+
+def source_text_get(*, document: Document, source_id: int) -> Document | None:
+    """A source of the document's report (it may live in an archive of the same owner)."""
+    if not Match.objects.filter(document=document, source_id=source_id).exists():
+        return None
+    return Document.objects.filter(id=source_id).first()

@@ -1,0 +1,54 @@
+"""API input parsing and output shapes (also the OpenAPI schema)."""
+
+from rest_framework import serializers
+
+from documents.models import Collection
+
+
+class CollectionCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    kind = serializers.ChoiceField(choices=Collection.Kind.choices, default="assignment")
+
+
+class CollectionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+
+
+class DocumentUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(allow_empty_file=True)
+    folder = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+
+
+class DocumentStatusSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    progress = serializers.IntegerField()
+    error = serializers.CharField()
+
+
+class DocumentCreatedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+
+
+class PassageSerializer(serializers.Serializer):
+    start = serializers.IntegerField()
+    end = serializers.IntegerField()
+    source_start = serializers.IntegerField()
+    source_end = serializers.IntegerField()
+    score = serializers.FloatField()
+
+
+class SourceSerializer(serializers.Serializer):
+    document = serializers.IntegerField()
+    title = serializers.CharField()
+    similarity = serializers.FloatField()
+    passages = PassageSerializer(many=True)
+
+
+class ReportSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="document.id")
+    similarity = serializers.FloatField()
+    sources = SourceSerializer(many=True)

@@ -1,0 +1,251 @@
+"""Writes: every change to collections, documents and results goes through these functions."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.base import ContentFile
+from django.db import connection, transaction
+
+from detection import Passage, analyze, coverage, detect
+from documents import selectors
+from documents.models import Collection, Document, Match, MatchPassage, Sentence
+from documents.pg_index import PostgresSentenceIndex
+from documents.reading import UnreadableFile, read_text
+
+logger = logging.getLogger(__name__)
+
+
+class UploadError(ValueError):
+    """The upload is refused; the message tells the user why."""
+
+
+# --- collections ----------------------------------------------------------------------------
+
+
+def collection_create(
+    *, owner: AbstractBaseUser, name: str, kind: str = Collection.Kind.ASSIGNMENT
+) -> Collection:
+    name = name.strip()
+    if not name:
+        raise ValueError("A collection needs a name.")
+    if kind not in Collection.Kind.values:
+        raise ValueError(f"kind must be one of {', '.join(Collection.Kind.values)}.")
+    return Collection.objects.create(owner=owner, name=name[:200], kind=kind)
+
+
+def collection_archives_set(*, collection: Collection, archive_ids: Iterable[int]) -> None:
+    """Check `collection` against these archives of its owner (none selected: all of them)."""
+    allowed = Collection.objects.filter(
+        owner=collection.owner, kind=Collection.Kind.ARCHIVE, id__in=list(archive_ids)
+    ).exclude(id=collection.id)
+    collection.archives.set(allowed)
+
+
+# --- documents ------------------------------------------------------------------------------
+
+
+def document_upload(
+    *, collection: Collection, filename: str, data: bytes, folder: str = ""
+) -> Document:
+    """Store the original file and queue its processing once the row is committed."""
+    filename = (filename or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    if not filename:
+        raise UploadError("The file has no name.")
+    if not data:
+        raise UploadError(f"{filename} is empty.")
+    if len(data) > settings.MAX_UPLOAD_BYTES:
+        raise UploadError(
+            f"{filename} is {len(data)} bytes; the limit is {settings.MAX_UPLOAD_BYTES} bytes."
+        )
+    with transaction.atomic():
+        document = Document(
+            collection=collection,
+            filename=filename[:255],
+            folder=folder.strip("/")[:500],
+            size=len(data),
+            checksum=hashlib.sha256(data).hexdigest(),
+        )
+        document.original.save(filename, ContentFile(data), save=False)
+        document.save()
+        document_enqueue(document=document)
+    return document
+
+
+def document_enqueue(*, document: Document) -> None:
+    """Queue processing after the surrounding transaction commits (the worker must see it)."""
+    from documents.tasks import document_process_task
+
+    document_id = document.id
+    transaction.on_commit(lambda: document_process_task.delay(document_id))
+
+
+def document_delete(*, document: Document) -> None:
+    """Remove a document with its postings, and refresh the similarity of documents it fed."""
+    with transaction.atomic():
+        _lock_collection(document.collection_id)
+        affected = list(
+            Match.objects.filter(source=document).values_list("document_id", flat=True)
+        )
+        PostgresSentenceIndex(model_version=document.model_version or "-").remove(document.id)
+        document.original.delete(save=False)
+        document.delete()
+        for other in Document.objects.filter(id__in=affected):
+            _similarity_refresh(other)
+
+
+def document_process(*, document_id: int) -> None:
+    """The pipeline: read -> analyse -> index -> detect -> store. Safe to run twice.
+
+    Any failure is stored on the row (status failed) so one bad file never blocks others.
+    """
+    document = Document.objects.filter(id=document_id).select_related("collection").first()
+    if document is None:
+        logger.info("document %s is gone; nothing to process", document_id)
+        return
+    try:
+        _process(document)
+    except UnreadableFile as error:
+        _fail(document_id, str(error))
+    except Exception as error:  # noqa: BLE001 - stored for the user, logged for us
+        logger.exception("processing document %s failed", document_id)
+        _fail(document_id, f"Processing failed ({type(error).__name__}: {error}).")
+
+
+def _process(document: Document) -> None:
+    _progress(document.id, 5, status=Document.Status.PROCESSING, error="")
+    with document.original.open("rb") as handle:
+        data = handle.read()
+    text = read_text(document.filename, data).text
+    _progress(document.id, 20)
+    analysis = analyze(text)
+    _progress(document.id, 45)
+    index = PostgresSentenceIndex(model_version=analysis.model_version)
+    _index_replace(document, text, analysis, index)
+    _progress(document.id, 65)
+    scope = selectors.detection_scope_ids(document=document)
+    scoped = PostgresSentenceIndex(model_version=analysis.model_version, documents=scope)
+    passages = detect(analysis, scoped, exclude={document.id}) if scope else []
+    _progress(document.id, 90)
+    _matches_replace(document, passages, analysis.model_version)
+    _progress(document.id, 100, status=Document.Status.DONE)
+
+
+def _index_replace(
+    document: Document, text: str, analysis: object, index: PostgresSentenceIndex
+) -> None:
+    """Replace the document's text, sentences and postings in one transaction (re-run safe)."""
+    with transaction.atomic():
+        index.remove(document.id)
+        Sentence.objects.filter(document_id=document.id).delete()
+        Sentence.objects.bulk_create(
+            (
+                Sentence(document_id=document.id, number=s.index, start=s.start, end=s.end)
+                for s in analysis.sentences  # type: ignore[attr-defined]
+            ),
+            batch_size=2000,
+        )
+        Document.objects.filter(id=document.id).update(
+            text=text,
+            language=analysis.language,  # type: ignore[attr-defined]
+            model_version=analysis.model_version,  # type: ignore[attr-defined]
+        )
+        document.text = text
+        index.add(document.id, analysis)  # type: ignore[arg-type]
+
+
+def _matches_replace(document: Document, passages: Sequence[Passage], model_version: str) -> None:
+    """Store the document's matches, mirrored onto sources of its own collection.
+
+    Mirroring keeps reports symmetric when two submissions are processed in either order;
+    the collection lock serialises concurrent workers writing the same pairs.
+    """
+    by_source: dict[int, list[Passage]] = defaultdict(list)
+    for passage in passages:
+        by_source[passage.source].append(passage)
+    with transaction.atomic():
+        _lock_collection(document.collection_id)
+        peers = dict(
+            Document.objects.filter(
+                collection_id=document.collection_id, id__in=list(by_source)
+            ).values_list("id", "text")
+        )
+        stale = list(Match.objects.filter(source=document).values_list("document_id", flat=True))
+        Match.objects.filter(document=document).delete()
+        Match.objects.filter(source=document).delete()
+        for source_id, found in by_source.items():
+            _match_store(document.id, source_id, found, len(document.text), model_version)
+            if source_id in peers:
+                mirrored = [_mirror(p, document.id) for p in found]
+                _match_store(source_id, document.id, mirrored, len(peers[source_id]), model_version)
+        _similarity_refresh(document)
+        for other in Document.objects.filter(id__in=set(stale) | set(peers)):
+            _similarity_refresh(other)
+
+
+def _match_store(
+    document_id: int,
+    source_id: int,
+    passages: Sequence[Passage],
+    text_length: int,
+    model_version: str,
+) -> None:
+    match = Match.objects.create(
+        document_id=document_id,
+        source_id=source_id,
+        similarity=coverage(text_length, passages),
+        model_version=model_version,
+    )
+    MatchPassage.objects.bulk_create(
+        MatchPassage(
+            match=match,
+            start=p.start,
+            end=p.end,
+            source_start=p.source_start,
+            source_end=p.source_end,
+            score=p.score,
+        )
+        for p in sorted(passages, key=lambda p: (p.start, p.source_start))
+    )
+
+
+def _mirror(passage: Passage, document_id: int) -> Passage:
+    return Passage(
+        source=document_id,
+        start=passage.source_start,
+        end=passage.source_end,
+        source_start=passage.start,
+        source_end=passage.end,
+        score=passage.score,
+    )
+
+
+def _similarity_refresh(document: Document) -> None:
+    """Overall similarity: the share of the document's text covered by any source."""
+    passages = [
+        Passage(source=m, start=s, end=e, source_start=ss, source_end=se, score=sc)
+        for m, s, e, ss, se, sc in MatchPassage.objects.filter(match__document=document)
+        .values_list("match__source_id", "start", "end", "source_start", "source_end", "score")
+    ]
+    value = coverage(len(document.text), passages) if document.text else 0.0
+    Document.objects.filter(id=document.id).update(similarity=value)
+
+
+def _lock_collection(collection_id: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [collection_id])
+
+
+def _progress(document_id: int, progress: int, **fields: object) -> None:
+    Document.objects.filter(id=document_id).update(progress=progress, **fields)
+
+
+def _fail(document_id: int, message: str) -> None:
+    Document.objects.filter(id=document_id).update(
+        status=Document.Status.FAILED, error=message[:2000]
+    )

@@ -1,0 +1,22 @@
+from django.urls import path
+from django.views.generic import RedirectView
+
+from documents import views
+
+urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="collection_list"), name="home"),
+    path("collections/", views.collection_list, name="collection_list"),
+    path("collections/<int:collection_id>/", views.collection_detail, name="collection_detail"),
+    path(
+        "collections/<int:collection_id>/upload/",
+        views.collection_upload,
+        name="collection_upload",
+    ),
+    path(
+        "collections/<int:collection_id>/archives/",
+        views.collection_archives,
+        name="collection_archives",
+    ),
+    path("documents/<int:document_id>/", views.document_detail, name="document_detail"),
+    path("documents/<int:document_id>/report/", views.document_report, name="document_report"),
+]

@@ -1,0 +1,111 @@
+"""Server-rendered pages. Thin: parse input, call one service or selector, render."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from documents import selectors, services
+from documents.forms import ArchivesForm, CollectionForm, UploadForm
+from documents.highlight import highlight_html
+
+
+@login_required
+def collection_list(request: HttpRequest) -> HttpResponse:
+    form = CollectionForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        collection = services.collection_create(
+            owner=request.user, name=form.cleaned_data["name"], kind=form.cleaned_data["kind"]
+        )
+        return redirect("collection_detail", collection_id=collection.id)
+    collections = selectors.collection_list(user=request.user)
+    return render(request, "documents/collection_list.html", {"form": form, "collections": collections})
+
+
+@login_required
+def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    choices = selectors.archive_list(user=request.user, exclude=collection)
+    context = {
+        "collection": collection,
+        "documents": selectors.document_list(collection=collection),
+        "upload_form": UploadForm(),
+        "archives_form": ArchivesForm(
+            choices=choices, initial={"archives": collection.archives.all()}
+        ),
+        "has_archives": choices.exists(),
+    }
+    return render(request, "documents/collection_detail.html", context)
+
+
+@login_required
+@require_POST
+def collection_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    form = UploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        messages.error(request, "Choose at least one file to upload.")
+        return redirect("collection_detail", collection_id=collection.id)
+    uploaded = 0
+    for upload in form.cleaned_data["files"]:
+        try:
+            services.document_upload(
+                collection=collection, filename=upload.name, data=upload.read()
+            )
+            uploaded += 1
+        except services.UploadError as error:
+            messages.error(request, str(error))
+    if uploaded:
+        messages.success(request, f"{uploaded} file(s) queued for checking.")
+    return redirect("collection_detail", collection_id=collection.id)
+
+
+@login_required
+@require_POST
+def collection_archives(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    choices = selectors.archive_list(user=request.user, exclude=collection)
+    form = ArchivesForm(request.POST, choices=choices)
+    if form.is_valid():
+        services.collection_archives_set(
+            collection=collection, archive_ids=[a.id for a in form.cleaned_data["archives"]]
+        )
+        messages.success(request, "Archive selection saved; it applies to new uploads.")
+    return redirect("collection_detail", collection_id=collection.id)
+
+
+@login_required
+def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
+    document = selectors.document_get(user=request.user, document_id=document_id)
+    return render(request, "documents/document_detail.html", {"document": document})
+
+
+@login_required
+def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
+    document = selectors.document_get(user=request.user, document_id=document_id)
+    report = selectors.report_get(document=document)
+    chosen = _chosen_source(report, request.GET.get("source"))
+    context: dict[str, object] = {"document": document, "report": report, "chosen": chosen}
+    if chosen is not None:
+        source = selectors.source_text_get(document=document, source_id=chosen.document)
+        passages = chosen.passages
+        context["left_html"] = highlight_html(
+            document.text, [(p.start, p.end) for p in passages], side="q"
+        )
+        context["right_html"] = highlight_html(
+            source.text if source else "", [(p.source_start, p.source_end) for p in passages],
+            side="s",
+        )
+    else:
+        context["left_html"] = highlight_html(document.text, [], side="q")
+    return render(request, "documents/report.html", context)
+
+
+def _chosen_source(report: selectors.Report, wanted: str | None) -> selectors.SourceView | None:
+    for source in report.sources:
+        if wanted and str(source.document) == wanted:
+            return source
+    return report.sources[0] if report.sources else None
