@@ -1,0 +1,35 @@
+# Two commands on a fresh Debian 12 (root or a sudoer): `make run` and `make test`.
+# All logic lives in scripts/; see docs/operations.md for what each step does.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+.PHONY: help run test setup services-start services-stop services-status lint reset-data
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
+
+run:  ## install what is missing, start PostgreSQL/Redis/Celery/Django on :8000 (Ctrl-C stops)
+	@bash scripts/run.sh
+
+test:  ## same set-up, then ruff, mypy and pytest against the real PostgreSQL and Redis
+	@bash scripts/test.sh
+
+setup:  ## install packages, virtualenv and WordNet data only
+	@bash scripts/setup.sh system venv wordnet
+
+services-start:  ## start PostgreSQL (54329) and Redis (63790) in the background, keep them up
+	@bash scripts/services.sh start
+
+services-stop:  ## stop this tree's PostgreSQL and Redis
+	@bash scripts/services.sh stop
+
+services-status:  ## show whether this tree's PostgreSQL and Redis run
+	@bash scripts/services.sh status
+
+lint:  ## ruff and mypy only
+	@.venv/bin/ruff check . && .venv/bin/mypy
+
+reset-data:  ## stop the services and delete var/ (database, Redis, logs, media)
+	@bash scripts/services.sh stop
+	rm -rf var

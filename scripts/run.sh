@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# `make run`: set everything up, then run a Celery worker and the Django development server
+# on http://127.0.0.1:$WEB_PORT until Ctrl-C, which stops the worker, the web server and
+# the PostgreSQL/Redis servers this command started (services already running are left up).
+
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+WEB_PORT="${WEB_PORT:-8000}"
+STARTED_FILE="$(mktemp)"
+export SERVICES_STARTED_FILE="$STARTED_FILE"
+CHILD_PIDS=()
+
+# Each child runs in its own session (setsid), so stopping it means signalling its process
+# group: that also reaches the runserver autoreloader's child and Celery's pool processes.
+stop_children() {
+    local pid i
+    for pid in "${CHILD_PIDS[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+    for i in $(seq 1 100); do
+        local alive=0
+        for pid in "${CHILD_PIDS[@]}"; do kill -0 -- "-$pid" 2>/dev/null && alive=1; done
+        [ "$alive" -eq 0 ] && return 0
+        sleep 0.1
+    done
+    for pid in "${CHILD_PIDS[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
+}
+
+cleanup() {
+    trap - EXIT INT TERM
+    echo
+    log "stopping"
+    stop_children
+    local svc
+    # Reverse order: Redis (if started) before PostgreSQL.
+    for svc in $(tac "$STARTED_FILE" 2>/dev/null); do "$ROOT/scripts/services.sh" stop "$svc"; done
+    rm -f "$STARTED_FILE"
+    log "stopped"
+}
+
+start_child() {  # start_child NAME LOGFILE|- COMMAND...
+    local name="$1" logfile="$2"
+    shift 2
+    if [ "$logfile" = - ]; then
+        setsid "$@" &
+    else
+        setsid "$@" >>"$logfile" 2>&1 &
+    fi
+    CHILD_PIDS+=("$!")
+    log "$name started (pid $!)"
+}
+
+main() {
+    trap cleanup EXIT
+    trap 'exit 130' INT TERM
+    port_in_use "$WEB_PORT" && die "port $WEB_PORT is already in use (another make run?);" \
+        "stop it or choose another: WEB_PORT=<port> make run"
+    setup_system
+    setup_venv
+    setup_wordnet
+    setup_services
+    export_app_env
+    export DJANGO_SETTINGS_MODULE=config.settings.dev
+    setup_migrate
+    setup_demo_user
+
+    mkdir -p "$LOGDIR"
+    start_child "Celery worker (log: $LOGDIR/celery.log)" "$LOGDIR/celery.log" \
+        "$VENV/bin/celery" -A config.celery worker --loglevel=INFO \
+        --concurrency="${CELERY_CONCURRENCY:-2}" --hostname="copydetect@%h"
+    start_child "web server" - "$VENV/bin/python" "$ROOT/manage.py" runserver \
+        "127.0.0.1:$WEB_PORT"
+
+    cat >&2 <<MSG
+
+  copydetect is running:  http://127.0.0.1:$WEB_PORT/
+  log in as:              $DEMO_USER / $DEMO_PASSWORD   (admin: http://127.0.0.1:$WEB_PORT/admin/)
+  worker log:             $LOGDIR/celery.log
+  press Ctrl-C to stop everything this command started
+
+MSG
+    # Return as soon as either child ends; the EXIT trap stops the other one.
+    wait -n "${CHILD_PIDS[@]}" || true
+    log "a child process ended; shutting down"
+}
+
+main "$@"

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# `make test`: the set-up of `make run` (no web server, no worker), then ruff, mypy and the
+# whole pytest suite against the real PostgreSQL and Redis; stops the services it started.
+# Extra arguments go to pytest (e.g. `make test PYTEST_ARGS="-k neardup -x"`).
+
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+STARTED_FILE="$(mktemp)"
+export SERVICES_STARTED_FILE="$STARTED_FILE"
+RESULTS=()
+FAILED=0
+
+cleanup() {
+    trap - EXIT INT TERM
+    local svc
+    for svc in $(tac "$STARTED_FILE" 2>/dev/null); do "$ROOT/scripts/services.sh" stop "$svc"; done
+    rm -f "$STARTED_FILE"
+}
+
+# stage NAME COMMAND...: run one check, record "NAME ok|FAILED (seconds)", keep going.
+stage() {
+    local name="$1" start rc=0
+    shift
+    log "$name: $*"
+    start="$(date +%s)"
+    "$@" || rc=$?
+    local took=$(($(date +%s) - start))
+    if [ "$rc" -eq 0 ]; then
+        RESULTS+=("$name ok (${took}s)")
+    else
+        RESULTS+=("$name FAILED rc=$rc (${took}s)")
+        FAILED=1
+    fi
+}
+
+# pytest exits 5 when it collected nothing: a suite that silently lost its tests is a failure.
+run_pytest() {
+    local rc=0
+    # shellcheck disable=SC2086  # PYTEST_ARGS is a user-given word list
+    "$VENV/bin/python" -m pytest --durations=15 ${PYTEST_ARGS:-} "$@" 2>&1 |
+        tee "$LOGDIR/pytest.log" || rc=$?
+    PYTEST_SUMMARY="$(grep -E '^=+ .*(passed|failed|error|no tests ran).* =+$' \
+        "$LOGDIR/pytest.log" | tail -n 1 | tr -d '=' | sed 's/^ *//; s/ *$//')"
+    if [ "$rc" -eq 5 ]; then
+        echo "pytest collected no tests" >&2
+    fi
+    return "$rc"
+}
+
+main() {
+    trap cleanup EXIT
+    trap 'exit 130' INT TERM
+    local t0
+    t0="$(date +%s)"
+    setup_system
+    setup_venv
+    setup_wordnet
+    setup_services
+    export_app_env
+    export DJANGO_SETTINGS_MODULE=config.settings.test
+    mkdir -p "$LOGDIR"
+    cd "$ROOT"
+
+    PYTEST_SUMMARY=""
+    stage ruff "$VENV/bin/ruff" check .
+    stage mypy "$VENV/bin/mypy"
+    set -o pipefail
+    stage pytest run_pytest "$@"
+
+    echo
+    log "make test summary (total $(($(date +%s) - t0))s)"
+    local line
+    for line in "${RESULTS[@]}"; do echo "    $line"; done
+    [ -n "$PYTEST_SUMMARY" ] && echo "    pytest: $PYTEST_SUMMARY"
+    local verdict=PASS
+    [ "$FAILED" -eq 0 ] || verdict=FAIL
+    local IFS=,
+    echo "make test: $verdict (${RESULTS[*]}) ${PYTEST_SUMMARY:+pytest: $PYTEST_SUMMARY}"
+    return "$FAILED"
+}
+
+main "$@"
