@@ -1,0 +1,82 @@
+"""Subcommands ``compare``, ``pan`` and ``evaluate`` of ``python -m detection``."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from pathlib import Path
+
+from detection.config import DEFAULT_CONFIG
+from detection.detector import compare
+from detection.evaluation import EvaluationRow, combine, evaluate_folder
+from detection.pan import read_text, run_pan
+
+__all__ = ["register"]
+
+
+def _compare(arguments: argparse.Namespace) -> int:
+    text_a = read_text(Path(arguments.a))
+    text_b = read_text(Path(arguments.b))
+    passages = compare(text_a, text_b, DEFAULT_CONFIG)
+    width = arguments.width
+    for number, p in enumerate(passages, 1):
+        print(f"#{number} score {p.score:.2f}  A[{p.start}:{p.end}]  B[{p.source_start}:{p.source_end}]")
+        left = textwrap.wrap(text_a[p.start : p.end], width) or [""]
+        right = textwrap.wrap(text_b[p.source_start : p.source_end], width) or [""]
+        for row in range(max(len(left), len(right))):
+            a = left[row] if row < len(left) else ""
+            b = right[row] if row < len(right) else ""
+            print(f"  {a:<{width}} | {b}")
+        print()
+    if not passages:
+        print("no copied passages")
+    return 0
+
+
+def _pan(arguments: argparse.Namespace) -> int:
+    run = run_pan(
+        Path(arguments.pairs), Path(arguments.src_dir), Path(arguments.susp_dir),
+        Path(arguments.out_dir), DEFAULT_CONFIG,
+    )
+    print(f"{run.pairs} pairs, {run.documents} documents written to {arguments.out_dir}")
+    return 0
+
+
+def _format(row: EvaluationRow) -> str:
+    s = row.scores
+    clean = row.pairs - row.pairs_with_detections
+    return (
+        f"{row.name:<20} pairs {row.pairs:>4}  cases {len(row.cases):>4}  "
+        f"precision {s.precision:.4f}  recall {s.recall:.4f}  granularity {s.granularity:.4f}  "
+        f"plagdet {s.plagdet:.4f}  pairs-without-detection {clean}/{row.pairs}"
+    )
+
+
+def evaluation_rows(truth_dir: Path, detections_dir: Path) -> list[EvaluationRow]:
+    """One row per ``NN-name`` truth folder, then the pooled "overall" row."""
+    folders = sorted(p for p in truth_dir.iterdir() if p.is_dir() and (p / "pairs").exists())
+    rows = [evaluate_folder(folder, detections_dir) for folder in folders]
+    return [*rows, combine(rows)]
+
+
+def _evaluate(arguments: argparse.Namespace) -> int:
+    for row in evaluation_rows(Path(arguments.truth_dir), Path(arguments.det_dir)):
+        print(_format(row))
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add this module's subcommands to the ``python -m detection`` parser."""
+    command = subparsers.add_parser("compare", help="print the passages of A copied from B")
+    command.add_argument("a")
+    command.add_argument("b")
+    command.add_argument("--width", type=int, default=50)
+    command.set_defaults(handler=_compare)
+    command = subparsers.add_parser("pan", help="PAN text-alignment interface")
+    for name in ("pairs", "src_dir", "susp_dir", "out_dir"):
+        command.add_argument(name)
+    command.set_defaults(handler=_pan)
+    command = subparsers.add_parser("evaluate", help="PAN precision/recall/granularity/plagdet")
+    command.add_argument("truth_dir")
+    command.add_argument("det_dir")
+    command.set_defaults(handler=_evaluate)

@@ -1,0 +1,73 @@
+"""All tunables of the detector in one frozen dataclass.
+
+Defaults were chosen on the two development sets together (pan13-verbatim-dev and
+zh-reuse-dev, with ``python -m detection evaluate``), never on single files; docs/detection.md
+records the measurements.  Fields that change the *features* (and so what an index stores) are
+part of :attr:`DetectorConfig.model_version`; the others only change how detection reads them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["DetectorConfig", "DEFAULT_CONFIG", "SimilarityMeasure"]
+
+SimilarityMeasure = Literal["jaccard", "overlap", "containment"]
+
+
+@dataclass(frozen=True, slots=True)
+class DetectorConfig:
+    """Parameters of Low-IDF-Sig extraction, copy detection and sequence matching.
+
+    Feature model (stored with every posting):
+        chain_length: c — words after the antecedent in a chain (the chain has c + 1 words).
+        chain_gap: d — distance between chained words.
+        antecedents: n — lowest-IDF words taken per language from the shipped IDF table.
+        hash_seed: key of the blake2b feature hash.
+        max_sentence_chars: longer "sentences" are cut at a clause mark.
+
+    Copy detection:
+        similarity: how shared features become a sentence-pair score.
+        sentence_threshold: minimum score for a copied sentence pair.
+        min_shared: minimum shared features for a copied sentence pair.
+        max_df_fraction / max_df_floor: features in more than
+            ``max(max_df_floor, max_df_fraction * documents)`` documents are ignored.
+
+    Sequence matching:
+        max_gap: unmatched query sentences tolerated inside a passage.
+        source_window: how far (in source sentences) a pair may jump back or ahead and still
+            continue a passage (reordering).
+        min_passage_sentences / min_single_chars: a passage needs this many copied sentences,
+            or one copied sentence at least this long.
+    """
+
+    chain_length: int = 2
+    chain_gap: int = 1
+    antecedents: int = 50
+    hash_seed: str = "low-idf-sig-1"
+    max_sentence_chars: int = 300
+    similarity: SimilarityMeasure = "overlap"
+    sentence_threshold: float = 0.5
+    min_shared: int = 2
+    max_df_fraction: float = 0.02
+    max_df_floor: int = 50
+    max_gap: int = 3
+    source_window: int = 6
+    min_passage_sentences: int = 2
+    min_single_chars: int = 80
+
+    def __post_init__(self) -> None:
+        if self.chain_length < 0 or self.chain_gap < 1 or self.antecedents < 0:
+            raise ValueError(
+                "DetectorConfig needs chain_length >= 0, chain_gap >= 1 and antecedents >= 0"
+            )
+        if not 0.0 <= self.sentence_threshold <= 1.0:
+            raise ValueError("DetectorConfig.sentence_threshold must lie in [0, 1]")
+
+    def max_df(self, document_count: int) -> int:
+        """Document-frequency limit for an index holding ``document_count`` documents."""
+        return max(self.max_df_floor, int(self.max_df_fraction * document_count))
+
+
+DEFAULT_CONFIG = DetectorConfig()

@@ -1,0 +1,104 @@
+"""The pipeline of seed 003: reader → sentence splitter → features → copy detection →
+sequence matching, behind :func:`analyze`, :func:`detect` and :func:`compare`."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Iterable
+
+from detection.align import passages_for_document
+from detection.config import DEFAULT_CONFIG, DetectorConfig
+from detection.errors import DetectionError
+from detection.features import feature_model, sentence_features
+from detection.index import MemoryIndex, SentenceIndex
+from detection.language import detect_language
+from detection.model import DocumentAnalysis, Passage, SentenceRecord
+from detection.normalize import normalize
+from detection.scoring import SentencePair, copied_pairs
+from detection.sentences import split_sentences
+from detection.words import token_spans
+
+__all__ = ["analyze", "detect", "compare", "coverage"]
+
+
+def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnalysis:
+    """Split ``text`` into sentences and extract their Low-IDF-Sig features (seed 003).
+
+    Sentence offsets refer to ``text`` itself; sentences without any word are left out, so
+    ``sentences[i].index == i``.
+    """
+    if not isinstance(text, str):
+        raise DetectionError(f"analyze() needs the document text as str, got {type(text)!r}")
+    model = feature_model(config)
+    normalized = normalize(text)
+    spans = split_sentences(normalized.text, max_chars=config.max_sentence_chars)
+    words, starts = token_spans(normalized.text)
+    records: list[SentenceRecord] = []
+    first = 0
+    for span_start, span_end in spans:
+        while first < len(starts) and starts[first] < span_start:
+            first += 1
+        last = first
+        while last < len(starts) and starts[last] < span_end:
+            last += 1
+        if last > first:
+            start, end = normalized.original_span(span_start, span_end)
+            features = sentence_features(words[first:last], model)
+            records.append(SentenceRecord(len(records), start, end, features))
+        first = last
+    return DocumentAnalysis(detect_language(text), model.version, tuple(records))
+
+
+def detect(
+    analysis: DocumentAnalysis,
+    index: SentenceIndex,
+    *,
+    exclude: Collection[int] = (),
+    config: DetectorConfig = DEFAULT_CONFIG,
+) -> list[Passage]:
+    """Copied passages between ``analysis`` and the documents of ``index`` (seed 003).
+
+    Copied sentence pairs come from the index (:mod:`detection.scoring`) and are merged per
+    source document into passages (:mod:`detection.align`).  Documents in ``exclude`` (the
+    query's own id) are ignored.  Passages are sorted by query position.
+    """
+    expected = feature_model(config).version
+    if analysis.model_version != expected:
+        raise DetectionError(
+            f"analysis was made with model {analysis.model_version!r} but config gives "
+            f"{expected!r}: analyze() and detect() need the same DetectorConfig features"
+        )
+    exclude = set(exclude)
+    by_document: dict[int, list[SentencePair]] = defaultdict(list)
+    for pair in copied_pairs(analysis, index, exclude=exclude, config=config):
+        by_document[pair.document].append(pair)
+    passages: list[Passage] = []
+    for document, pairs in by_document.items():
+        spans = dict(index.spans(document, {pair.source for pair in pairs}))
+        passages.extend(
+            passages_for_document(document, pairs, analysis.sentences, spans, config)
+        )
+    return sorted(passages, key=lambda p: (p.start, p.end, p.source, p.source_start))
+
+
+def compare(
+    text_a: str, text_b: str, config: DetectorConfig = DEFAULT_CONFIG
+) -> list[Passage]:
+    """Passages of ``text_a`` copied from ``text_b`` (``Passage.source`` is 0 for ``text_b``)."""
+    index = MemoryIndex()
+    index.add(0, analyze(text_b, config))
+    return detect(analyze(text_a, config), index, config=config)
+
+
+def coverage(text_length: int, passages: Iterable[Passage]) -> float:
+    """Fraction of a query text of ``text_length`` characters covered by ``passages``."""
+    if text_length <= 0:
+        return 0.0
+    covered = 0
+    reach = 0
+    for start, end in sorted((p.start, p.end) for p in passages):
+        start = max(start, reach)
+        if end > start:
+            covered += end - start
+            reach = end
+    return min(1.0, covered / text_length)

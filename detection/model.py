@@ -1,0 +1,43 @@
+"""Result types of the detection library (frozen, comparable, serialisable by the app)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["SentenceRecord", "DocumentAnalysis", "Passage"]
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceRecord:
+    """A sentence: character ``start``/``end`` in the original text and its features.
+
+    ``features`` are sorted, unique, signed 64-bit integers.
+    """
+
+    index: int
+    start: int
+    end: int
+    features: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentAnalysis:
+    """What :func:`detection.analyze` extracts from one text."""
+
+    language: Literal["zh", "en", "mixed"]
+    model_version: str
+    sentences: tuple[SentenceRecord, ...]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Passage:
+    """A copied passage: ``start..end`` in the query text, ``source_start..source_end`` in
+    document ``source``; ``score`` in (0, 1] is the mean similarity of its copied sentences."""
+
+    source: int
+    start: int
+    end: int
+    source_start: int
+    source_end: int
+    score: float
