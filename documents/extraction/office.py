@@ -1,0 +1,102 @@
+"""DOCX → text with python-docx: body paragraphs and tables in document order, then footnotes.
+
+Headers and footers are repeated page furniture (titles, page numbers, "confidential"), not the
+author's text: they are left out of `text` and returned in `Extracted.excluded`. python-docx does
+not expose footnotes, so the footnotes/endnotes parts are read from their XML.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+import zlib
+from collections.abc import Iterator
+
+import docx
+from docx.opc.exceptions import PackageNotFoundError
+from docx.table import Table
+from docx.text.paragraph import Paragraph
+from lxml import etree
+
+from .errors import CorruptFile, MismatchedFormat, UnsafeArchive
+from .layout import paragraphs
+from .results import DEFAULT_LIMITS, Extracted, Limits
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_NOTE_PARTS = (("word/footnotes.xml", "footnote"), ("word/endnotes.xml", "endnote"))
+_CORRUPT = "file is corrupt or truncated (the DOCX could not be read)"
+
+
+def extract_docx(data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> Extracted:
+    """Body text (paragraphs and table cells in order) plus footnotes; headers/footers excluded."""
+    package = _open_package(data, limits)
+    try:
+        document = docx.Document(io.BytesIO(data))
+        body = list(_blocks(document))
+        notes = [note for part, tag in _NOTE_PARTS for note in _notes(package, part, tag)]
+        furniture = _headers_and_footers(document)
+        title = document.core_properties.title or None
+    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile, zlib.error,
+            etree.XMLSyntaxError, EOFError) as error:
+        raise CorruptFile(_CORRUPT) from error
+    return Extracted(text=paragraphs(body + notes), format="docx", title=title,
+                     excluded=tuple(furniture))
+
+
+def _open_package(data: bytes, limits: Limits) -> zipfile.ZipFile:
+    try:
+        package = zipfile.ZipFile(io.BytesIO(data))
+        names = set(package.namelist())
+        package.testzip()  # reads every member: CRC errors of a truncated file surface here
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as error:
+        raise CorruptFile(_CORRUPT) from error
+    if "word/document.xml" not in names:
+        raise MismatchedFormat("file named .docx is a ZIP archive but not a Word document")
+    if sum(info.file_size for info in package.infolist()) > limits.max_uncompressed_bytes:
+        raise UnsafeArchive("DOCX expands to more than the uncompressed size limit")
+    return package
+
+
+def _blocks(container: docx.document.Document | docx.table._Cell) -> Iterator[str]:
+    """Paragraph texts and table cells (recursively) in body order."""
+    for item in container.iter_inner_content():
+        if isinstance(item, Paragraph):
+            yield item.text
+        elif isinstance(item, Table):
+            yield from _table_cells(item)
+
+
+def _table_cells(table: Table) -> Iterator[str]:
+    for row in table.rows:
+        seen: set[int] = set()
+        for cell in row.cells:
+            # A merged cell is returned once per grid column it spans: read it once.
+            if id(cell._tc) in seen:
+                continue
+            seen.add(id(cell._tc))
+            yield from _blocks(cell)
+
+
+def _notes(package: zipfile.ZipFile, part: str, tag: str) -> Iterator[str]:
+    """Texts of real footnotes/endnotes (not the separator pseudo-notes) of one notes part."""
+    if part not in package.namelist():
+        return
+    root = etree.fromstring(package.read(part))
+    for note in root.iter(f"{_W}{tag}"):
+        if note.get(f"{_W}type") in ("separator", "continuationSeparator", "continuationNotice"):
+            continue
+        for paragraph in note.iter(f"{_W}p"):
+            yield "".join(node.text or "" for node in paragraph.iter(f"{_W}t"))
+
+
+def _headers_and_footers(document: docx.document.Document) -> list[str]:
+    texts: list[str] = []
+    for section in document.sections:
+        for part in (section.header, section.first_page_header, section.even_page_header,
+                     section.footer, section.first_page_footer, section.even_page_footer):
+            if part.is_linked_to_previous:
+                continue
+            text = paragraphs(list(_blocks(part)))
+            if text and text not in texts:
+                texts.append(text)
+    return texts
