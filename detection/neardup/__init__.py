@@ -14,6 +14,7 @@ from detection.neardup.base import NearDupError, NearDupMethod, Relation
 from detection.neardup.clustering import StreamingClusterer
 from detection.neardup.collection import Cluster, Member, cluster_documents
 from detection.neardup.ddw import DDW, DDWConfig
+from detection.neardup.dwdcs import DWDCS, DWDCSConfig
 from detection.neardup.imatch import IMatch, IMatchConfig
 from detection.neardup.periods import PeriodConfig, PeriodFeatures
 from detection.neardup.shingling import Shingling, ShinglingConfig
@@ -25,6 +26,8 @@ __all__ = [
     "Cluster",
     "DDW",
     "DDWConfig",
+    "DWDCS",
+    "DWDCSConfig",
     "IMatch",
     "IMatchConfig",
     "Shingling",
@@ -47,6 +50,7 @@ METHODS: dict[str, Callable[[], NearDupMethod[Any]]] = {
     "simhash": SimHash,
     "periods": PeriodFeatures,
     "ddw": DDW,
+    "dwdcs": DWDCS,
     "minhash": Shingling,
     "imatch": IMatch,
     "spotsigs": SpotSigs,
