@@ -3,8 +3,10 @@
 Public API (frozen dataclasses, one error family):
 
     extract(filename, data, *, limits=DEFAULT_LIMITS) -> Extracted
-    iter_archive(filename, data, *, limits=DEFAULT_LIMITS) -> Iterator[ArchiveMember | SkippedMember]
-    learn_boilerplate(texts, *, min_share=..., min_docs=...) -> Boilerplate; Boilerplate.strip(text)
+    iter_archive(filename, data, *, limits=DEFAULT_LIMITS)
+        -> Iterator[ArchiveMember | SkippedMember]
+    learn_boilerplate(texts, *, min_share=..., min_docs=...) -> Boilerplate
+    Boilerplate.strip(text) -> str
 
 Every failure is an `ExtractionError` (or subclass) whose str() is a user-facing reason.
 """

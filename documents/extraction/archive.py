@@ -33,24 +33,30 @@ def iter_archive(
     decompress to more than `limits.max_uncompressed_bytes`.
     """
     if len(data) > limits.max_batch_bytes:
-        raise FileTooLarge(f"file too large: {size_text(len(data))} > {size_text(limits.max_batch_bytes)} "
-                           "limit for a batch")
+        raise FileTooLarge(
+            f"file too large: {size_text(len(data))} > {size_text(limits.max_batch_bytes)} "
+            "limit for a batch"
+        )
     try:
         package = zipfile.ZipFile(io.BytesIO(data))
         infos = package.infolist()
     except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as error:
         raise CorruptFile(f"{filename}: ZIP archive is corrupt or truncated") from error
     if len(infos) > limits.max_archive_members:
-        raise UnsafeArchive(f"ZIP archive has {len(infos)} entries > "
-                            f"{limits.max_archive_members} limit")
+        raise UnsafeArchive(
+            f"ZIP archive has {len(infos)} entries > {limits.max_archive_members} limit"
+        )
     if sum(info.file_size for info in infos) > limits.max_uncompressed_bytes:
-        raise UnsafeArchive("ZIP archive expands to more than "
-                            f"{size_text(limits.max_uncompressed_bytes)} (ZIP bomb?)")
+        raise UnsafeArchive(
+            "ZIP archive expands to more than "
+            f"{size_text(limits.max_uncompressed_bytes)} (ZIP bomb?)"
+        )
     return _members(package, infos, limits)
 
 
-def _members(package: zipfile.ZipFile, infos: list[zipfile.ZipInfo],
-             limits: Limits) -> Iterator[ArchiveMember | SkippedMember]:
+def _members(
+    package: zipfile.ZipFile, infos: list[zipfile.ZipInfo], limits: Limits
+) -> Iterator[ArchiveMember | SkippedMember]:
     budget = limits.max_uncompressed_bytes
     for info in infos:
         path = member_path(info)
@@ -66,8 +72,10 @@ def _members(package: zipfile.ZipFile, infos: list[zipfile.ZipInfo],
             continue
         budget -= len(content)
         if budget < 0:
-            raise UnsafeArchive("ZIP archive expands to more than "
-                                f"{size_text(limits.max_uncompressed_bytes)} (ZIP bomb?)")
+            raise UnsafeArchive(
+                "ZIP archive expands to more than "
+                f"{size_text(limits.max_uncompressed_bytes)} (ZIP bomb?)"
+            )
         yield ArchiveMember(path=path, folder=posixpath.dirname(path), data=content)
 
 
@@ -108,7 +116,8 @@ def skip_reason(info: zipfile.ZipInfo, path: str, limits: Limits) -> str | None:
     if ext not in EXTENSIONS:
         return f"not a document ({ext or 'no extension'}): skipped"
     if info.file_size > limits.max_file_bytes:
-        return f"file too large: {size_text(info.file_size)} > {size_text(limits.max_file_bytes)} limit"
+        size, limit = size_text(info.file_size), size_text(limits.max_file_bytes)
+        return f"file too large: {size} > {limit} limit"
     ratio = info.file_size / max(info.compress_size, 1)
     if ratio > limits.max_ratio:
         return f"compression ratio {ratio:.0f}:1 > {limits.max_ratio:.0f}:1 limit (ZIP bomb?)"

@@ -23,8 +23,15 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 # Labels whose superset decodes strictly more real-world files without changing any character.
-_SUPERSETS = {"gb2312": "gb18030", "gbk": "gb18030", "cp936": "gb18030", "big5": "big5hkscs",
-              "ascii": "utf-8", "iso-8859-1": "cp1252", "latin-1": "cp1252"}
+_SUPERSETS = {
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "cp936": "gb18030",
+    "big5": "big5hkscs",
+    "ascii": "utf-8",
+    "iso-8859-1": "cp1252",
+    "latin-1": "cp1252",
+}
 _NEWLINES = re.compile(r"\r\n?|\u2028|\u2029|\x85")
 
 
@@ -61,8 +68,7 @@ def decode(data: bytes, *, declared: str | None = None) -> tuple[str, str, tuple
     name = _detect(data, declared)
     if name == "utf-8" and _utf8_cut(data) < len(data):
         data = data[: _utf8_cut(data)]
-        warnings.append("file ends inside a character (truncated?): the last character was "
-                        "dropped")
+        warnings.append("file ends inside a character (truncated?): the last character was dropped")
     text = data.decode(name, errors="replace")
     if bad := text.count("\ufffd") - data.decode(name, errors="ignore").count("\ufffd"):
         warnings.append(f"{bad} invalid byte sequence(s) in {name} text were replaced")

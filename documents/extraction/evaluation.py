@@ -15,10 +15,13 @@ precision, recall and F1 (an empty extraction has precision 1 by convention, rec
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from .boilerplate import learn_boilerplate
 
 
 @dataclass(frozen=True)
@@ -97,12 +100,19 @@ def summarise(overlaps: Iterable[Overlap]) -> Scores:
     items = list(overlaps)
     if not items:
         raise ValueError("no documents to score")
-    total = Overlap(sum(o.common for o in items), sum(o.extracted for o in items),
-                    sum(o.cleaned for o in items))
+    total = Overlap(
+        sum(o.common for o in items), sum(o.extracted for o in items), sum(o.cleaned for o in items)
+    )
     n = len(items)
-    return Scores(n, total.precision, total.recall, total.f1,
-                  sum(o.precision for o in items) / n, sum(o.recall for o in items) / n,
-                  sum(o.f1 for o in items) / n)
+    return Scores(
+        n,
+        total.precision,
+        total.recall,
+        total.f1,
+        sum(o.precision for o in items) / n,
+        sum(o.recall for o in items) / n,
+        sum(o.f1 for o in items) / n,
+    )
 
 
 def dataset_pairs(folder: Path) -> list[tuple[Path, Path]]:
@@ -117,18 +127,74 @@ def dataset_pairs(folder: Path) -> list[tuple[Path, Path]]:
     return pairs
 
 
-def evaluate_folder(folder: Path, extractor: Callable[[str, bytes], str]) -> dict[str, Scores]:
+def evaluate_folder(
+    folder: Path,
+    extractor: Callable[[str, bytes], str],
+    *,
+    boilerplate: tuple[float, int] | None = None,
+) -> dict[str, Scores]:
     """Run `extractor(filename, data)` on every page and score it with both measures.
 
+    boilerplate: (min_share, min_docs) to also learn and strip each site's template lines from
+    the extracted texts (pages grouped by `site_of`), as the product does per source.
     A page the extractor rejects (ExtractionError or any parser failure) counts as empty output.
     """
-    lcs, bag = [], []
+    pages: list[tuple[str | None, str]] = []
+    cleaned: list[str] = []
     for html, cleaned_path in dataset_pairs(folder):
-        cleaned = cleaned_path.read_text(encoding="utf-8", errors="replace")
+        data = html.read_bytes()
         try:
-            extracted = extractor(html.name, html.read_bytes())
+            extracted = extractor(html.name, data)
         except Exception:  # noqa: BLE001 — a failure is a zero-recall page, not a crash
             extracted = ""
-        lcs.append(lcs_overlap(extracted, cleaned))
-        bag.append(bag_overlap(extracted, cleaned))
-    return {"lcs": summarise(lcs), "bag": summarise(bag)}
+        pages.append((site_of(data), extracted))
+        cleaned.append(cleaned_path.read_text(encoding="utf-8", errors="replace"))
+    texts = [text for _, text in pages]
+    if boilerplate is not None:
+        min_share, min_docs = boilerplate
+        texts = strip_site_boilerplate(pages, min_share=min_share, min_docs=min_docs)
+    return {
+        "lcs": summarise(lcs_overlap(t, c) for t, c in zip(texts, cleaned, strict=True)),
+        "bag": summarise(bag_overlap(t, c) for t, c in zip(texts, cleaned, strict=True)),
+    }
+
+
+_PAGE_URL = re.compile(
+    rb"""(?:<text\s+id|<link\s+rel=["']canonical["']\s+href|<base\s+href)\s*=\s*["']https?://"""
+    rb"""([^/"':]+)""",
+    re.I,
+)
+_SECOND_LEVEL = frozenset({"com", "net", "org", "gov", "edu", "ac"})
+
+
+def site_of(data: bytes) -> str | None:
+    """The site (registrable domain) a saved page came from, when the page records its URL.
+
+    Reads the dataset's <text id="URL"> wrapper, a canonical link or <base href>;
+    "news.sina.com.cn" → "sina.com.cn", "business.sohu.com" → "sohu.com".
+    """
+    match = _PAGE_URL.search(data[:8192])
+    if not match:
+        return None
+    labels = match.group(1).decode("ascii", errors="replace").lower().split(".")
+    keep = 3 if len(labels) > 2 and labels[-2] in _SECOND_LEVEL else 2
+    return ".".join(labels[-keep:])
+
+
+def strip_site_boilerplate(
+    pages: list[tuple[str | None, str]], *, min_share: float, min_docs: int
+) -> list[str]:
+    """Texts of (site, text) pages with each site's learned template lines removed.
+
+    Pages without a site, or of a site with fewer than `min_docs` pages, are left as they are.
+    """
+    by_site: dict[str, list[str]] = {}
+    for site, text in pages:
+        if site:
+            by_site.setdefault(site, []).append(text)
+    learned = {
+        site: learn_boilerplate(texts, min_share=min_share, min_docs=min_docs)
+        for site, texts in by_site.items()
+        if len(texts) >= min_docs
+    }
+    return [learned[site].strip(text) if site in learned else text for site, text in pages]

@@ -13,9 +13,13 @@ from .charsets import bom_encoding
 from .errors import EncryptedFile, MismatchedFormat, UnsupportedFormat
 
 EXTENSIONS = {
-    ".txt": "txt", ".text": "txt",
-    ".md": "markdown", ".markdown": "markdown",
-    ".html": "html", ".htm": "html", ".xhtml": "html",
+    ".txt": "txt",
+    ".text": "txt",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
     ".docx": "docx",
     ".pdf": "pdf",
 }
@@ -27,14 +31,28 @@ _ADVICE = {
 }
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _SIGNATURES = (
-    (b"PK\x03\x04", "zip"), (b"PK\x05\x06", "zip"), (OLE_MAGIC, "ole"),
-    (b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
-    (b"MZ", "a Windows program"), (b"\x7fELF", "a program"), (b"\x1f\x8b", "a gzip archive"),
-    (b"Rar!", "a RAR archive"), (b"7z\xbc\xaf", "a 7-Zip archive"), (b"{\\rtf", "an RTF file"),
+    (b"PK\x03\x04", "zip"),
+    (b"PK\x05\x06", "zip"),
+    (OLE_MAGIC, "ole"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"MZ", "a Windows program"),
+    (b"\x7fELF", "a program"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"Rar!", "a RAR archive"),
+    (b"7z\xbc\xaf", "a 7-Zip archive"),
+    (b"{\\rtf", "an RTF file"),
 )
 _HTML_MARKERS = (b"<!doctype html", b"<html", b"<body", b"<head")
-_KIND_NAMES = {"pdf": "a PDF", "zip": "a ZIP archive", "ole": "a legacy Office file",
-               "html": "HTML", "txt": "plain text", "binary": "binary data"}
+_KIND_NAMES = {
+    "pdf": "a PDF",
+    "zip": "a ZIP archive",
+    "ole": "a legacy Office file",
+    "html": "HTML",
+    "txt": "plain text",
+    "binary": "binary data",
+}
 
 
 def extension(filename: str) -> str:
@@ -74,8 +92,9 @@ def resolve(filename: str, data: bytes) -> str:
         return claimed
     expected = "zip" if claimed == "docx" else claimed
     if kind != expected:
-        raise MismatchedFormat(f"file named {ext} is not a real {ext} file: its content is "
-                               f"{_name(kind)}")
+        raise MismatchedFormat(
+            f"file named {ext} is not a real {ext} file: its content is {_name(kind)}"
+        )
     return claimed
 
 
@@ -83,8 +102,10 @@ def _from_content(kind: str) -> str:
     if kind in ("txt", "html", "pdf"):
         return kind
     if kind == "zip":
-        raise UnsupportedFormat("file has no extension and is a ZIP archive: name it .docx if it "
-                                "is a Word document, or upload it as a batch")
+        raise UnsupportedFormat(
+            "file has no extension and is a ZIP archive: name it .docx if it "
+            "is a Word document, or upload it as a batch"
+        )
     raise UnsupportedFormat(f"unsupported file type: {_name(kind)}")
 
 
@@ -92,10 +113,12 @@ def _raise_for_ole(ext: str, data: bytes) -> None:
     # Password-protected .docx/.xlsx are OLE compound files holding an "EncryptedPackage" stream
     # (MS-OFFCRYPTO); directory entry names are UTF-16LE.
     if "EncryptedPackage".encode("utf-16-le") in data:
-        raise EncryptedFile("file is encrypted/password-protected: remove the password and "
-                            "upload it again")
-    raise UnsupportedFormat("legacy Office files (.doc, .xls, .ppt) are not supported: save it "
-                            "as .docx")
+        raise EncryptedFile(
+            "file is encrypted/password-protected: remove the password and upload it again"
+        )
+    raise UnsupportedFormat(
+        "legacy Office files (.doc, .xls, .ppt) are not supported: save it as .docx"
+    )
 
 
 def _name(kind: str) -> str:

@@ -36,11 +36,19 @@ def extract_docx(data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> Extracted:
         notes = [note for part, tag in _NOTE_PARTS for note in _notes(package, part, tag)]
         furniture = _headers_and_footers(document)
         title = document.core_properties.title or None
-    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile, zlib.error,
-            etree.XMLSyntaxError, EOFError) as error:
+    except (
+        PackageNotFoundError,
+        KeyError,
+        ValueError,
+        zipfile.BadZipFile,
+        zlib.error,
+        etree.XMLSyntaxError,
+        EOFError,
+    ) as error:
         raise CorruptFile(_CORRUPT) from error
-    return Extracted(text=paragraphs(body + notes), format="docx", title=title,
-                     excluded=tuple(furniture))
+    return Extracted(
+        text=paragraphs(body + notes), format="docx", title=title, excluded=tuple(furniture)
+    )
 
 
 def _open_package(data: bytes, limits: Limits) -> zipfile.ZipFile:
@@ -92,8 +100,14 @@ def _notes(package: zipfile.ZipFile, part: str, tag: str) -> Iterator[str]:
 def _headers_and_footers(document: docx.document.Document) -> list[str]:
     texts: list[str] = []
     for section in document.sections:
-        for part in (section.header, section.first_page_header, section.even_page_header,
-                     section.footer, section.first_page_footer, section.even_page_footer):
+        for part in (
+            section.header,
+            section.first_page_header,
+            section.even_page_header,
+            section.footer,
+            section.first_page_footer,
+            section.even_page_footer,
+        ):
             if part.is_linked_to_previous:
                 continue
             text = paragraphs(list(_blocks(part)))

@@ -19,8 +19,18 @@ from .results import Extracted
 
 _ENCRYPTED = "file is encrypted/password-protected: remove the password and upload it again"
 # Parser failures raised by pypdf on damaged files besides its own error classes.
-_DAMAGE = (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, AttributeError,
-           IndexError, AssertionError, RecursionError, OSError)
+_DAMAGE = (
+    PdfReadError,
+    PyPdfError,
+    ValueError,
+    KeyError,
+    TypeError,
+    AttributeError,
+    IndexError,
+    AssertionError,
+    RecursionError,
+    OSError,
+)
 
 
 def extract_pdf(data: bytes) -> Extracted:
@@ -60,8 +70,12 @@ def _result(pages: list[str], title: str | None) -> Extracted:
         raise NoTextFound("PDF has no text layer (scanned?): run OCR on it first")
     empty = sum(1 for text in texts if not text)
     warnings = (f"{empty} of {len(texts)} pages have no text layer (scanned?)",) if empty else ()
-    return Extracted(text="\n\n".join(text for text in texts if text), format="pdf",
-                     title=title, warnings=warnings)
+    return Extracted(
+        text="\n\n".join(text for text in texts if text),
+        format="pdf",
+        title=title,
+        warnings=warnings,
+    )
 
 
 def _title(reader: PdfReader) -> str | None:

@@ -21,8 +21,9 @@ def extract(filename: str, data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> E
     reason; parser bugs on hostile input are also turned into CorruptFile.
     """
     if len(data) > limits.max_file_bytes:
-        raise FileTooLarge(f"file too large: {size_text(len(data))} > "
-                           f"{size_text(limits.max_file_bytes)} limit")
+        raise FileTooLarge(
+            f"file too large: {size_text(len(data))} > {size_text(limits.max_file_bytes)} limit"
+        )
     kind = resolve(filename, data)
     readers: dict[str, Callable[[bytes], Extracted]] = {
         "txt": extract_text,
@@ -36,5 +37,6 @@ def extract(filename: str, data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> E
     except ExtractionError:
         raise
     except Exception as error:  # noqa: BLE001 — third-party parsers fail in many ways on bad input
-        raise CorruptFile(f"file is corrupt or truncated (the {kind.upper()} could not be "
-                          "read)") from error
+        raise CorruptFile(
+            f"file is corrupt or truncated (the {kind.upper()} could not be read)"
+        ) from error

@@ -8,7 +8,7 @@ from .charsets import decode
 from .errors import NoTextFound
 from .layout import tidy
 from .results import Extracted
-from .webpage import fallback_text
+from .webpage import visible_text
 
 
 def extract_text(data: bytes) -> Extracted:
@@ -24,11 +24,16 @@ def extract_markdown(data: bytes) -> Extracted:
     """Markdown rendered to HTML, then to text: syntax gone, one line per block."""
     source, encoding, warnings = decode(data)
     rendered = markdown_lib.markdown(source, extensions=["tables", "fenced_code"])
-    text = fallback_text(f"<html><body>{rendered}</body></html>") if rendered.strip() else ""
+    text = visible_text(f"<html><body>{rendered}</body></html>") if rendered.strip() else ""
     if not text.strip():
         raise NoTextFound("the file is empty")
-    return Extracted(text=text, format="markdown", encoding=encoding, title=_first_heading(source),
-                     warnings=warnings)
+    return Extracted(
+        text=text,
+        format="markdown",
+        encoding=encoding,
+        title=_first_heading(source),
+        warnings=warnings,
+    )
 
 
 def _first_heading(source: str) -> str | None:

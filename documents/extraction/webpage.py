@@ -21,10 +21,14 @@ from .results import Extracted
 # <meta charset=...>, <meta http-equiv content="...; charset=...">, <?xml encoding=...?>.
 _DECLARED = re.compile(rb"""(?:charset|encoding)\s*=\s*["']?\s*([A-Za-z][A-Za-z0-9_.:-]*)""", re.I)
 _CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
-_DROP = ("script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form",
-         "select", "button", "iframe", "svg", "head")
-_BLOCKS = ("p", "div", "br", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6",
-           "table", "section", "article", "blockquote", "pre", "dd", "dt")
+_DROP = tuple(
+    "script style noscript template nav header footer aside select button iframe svg".split()
+) + ("head",)
+_CONTAINERS = frozenset("div td article section main body form blockquote".split())
+_MIN_RUN = 10
+_BLOCKS = tuple(
+    "p div br li tr td th h1 h2 h3 h4 h5 h6 table section article blockquote pre dd dt".split()
+)
 
 
 def declared_charset(data: bytes) -> str | None:
@@ -38,18 +42,24 @@ def extract_html(data: bytes) -> Extracted:
     source, encoding, warnings = decode(data, declared=declared_charset(data))
     text = main_text(source)
     if not text:
-        text = fallback_text(source)
+        text = densest_block_text(source)
         warnings += ("main content not recognised: all visible text of the page was kept",)
     if not text:
         raise NoTextFound("the page holds no visible text")
-    return Extracted(text=text, format="html", encoding=encoding, title=page_title(source),
-                     warnings=warnings)
+    return Extracted(
+        text=text, format="html", encoding=encoding, title=page_title(source), warnings=warnings
+    )
 
 
 def main_text(source: str) -> str:
     """trafilatura's main content, paragraphs as lines and table cells as lines ("" if none)."""
-    extracted = trafilatura.extract(source, include_comments=False, include_tables=True,
-                                    favor_precision=True, output_format="txt")
+    extracted = trafilatura.extract(
+        source,
+        include_comments=False,
+        include_tables=True,
+        favor_precision=True,
+        output_format="txt",
+    )
     return flatten_tables(extracted) if extracted else ""
 
 
@@ -65,18 +75,58 @@ def flatten_tables(text: str) -> str:
     return paragraphs(lines)
 
 
-def fallback_text(source: str) -> str:
-    """All visible text, one line per block element, without scripts, navigation and forms."""
-    root = _parse(source)
+def visible_text(source: str) -> str:
+    """All visible text, one line per block element, without scripts, styles and navigation."""
+    root = _clean_tree(source)
     if root is None:
         return ""
-    for element in root.iter(*_DROP):
+    body = root.find(".//body")
+    return _block_text(body if body is not None else root)
+
+
+def densest_block_text(source: str) -> str:
+    """The fallback main content: the container holding the most non-link prose.
+
+    Readability-style: every text run of at least _MIN_RUN characters outside a link credits its
+    nearest container element (div, td, article...); the best-credited container is the content.
+    """
+    root = _clean_tree(source)
+    if root is None:
+        return ""
+    credit: dict[lxml_html.HtmlElement, int] = {}
+    for element in root.iter():
+        if not isinstance(element.tag, str):
+            continue
+        for run, owner in ((element.text, element), (element.tail, element.getparent())):
+            if run and owner is not None and owner.tag != "a" and len(run.strip()) >= _MIN_RUN:
+                container = _container(owner)
+                credit[container] = credit.get(container, 0) + len(run.strip())
+    if not credit:
+        return visible_text(source)
+    return _block_text(max(credit, key=lambda element: credit[element]))
+
+
+def _container(element: lxml_html.HtmlElement) -> lxml_html.HtmlElement:
+    node = element
+    while node.tag not in _CONTAINERS and node.getparent() is not None:
+        node = node.getparent()
+    return node
+
+
+def _clean_tree(source: str) -> lxml_html.HtmlElement | None:
+    root = _parse(source)
+    if root is None:
+        return None
+    for element in list(root.iter(*_DROP)):
         element.drop_tree()
     for element in root.iter(*_BLOCKS):
         element.tail = "\n" + (element.tail or "")
         element.text = "\n" + (element.text or "")
-    body = root.find(".//body")
-    return tidy(re.sub(r"\n\s*\n+", "\n", (body if body is not None else root).text_content()))
+    return root
+
+
+def _block_text(element: lxml_html.HtmlElement) -> str:
+    return tidy(re.sub(r"\n\s*\n+", "\n", element.text_content()))
 
 
 def page_title(source: str) -> str | None:
