@@ -1,4 +1,4 @@
-"""The Celery application: settings come from Django (`CELERY_*` names), tasks are autodiscovered."""
+"""The Celery application: settings come from Django (`CELERY_*` names); tasks autodiscovered."""
 
 import os
 

@@ -76,8 +76,10 @@ class DocumentReportApi(APIView):
         document = selectors.document_get(user=request.user, document_id=document_id)
         if document.status != Document.Status.DONE:
             return Response(
-                {"detail": f"The document is {document.status}; no report yet.",
-                 "status": document.status},
+                {
+                    "detail": f"The document is {document.status}; no report yet.",
+                    "status": document.status,
+                },
                 status=status.HTTP_409_CONFLICT,
             )
         return Response(ReportSerializer(selectors.report_get(document=document)).data)

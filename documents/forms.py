@@ -19,6 +19,8 @@ class MultipleFileField(forms.FileField):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         kwargs.setdefault("widget", MultipleFileInput())
+        # Empty files reach the service, which says which file was empty.
+        kwargs.setdefault("allow_empty_file", True)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def clean(self, data: object, initial: object = None) -> list:

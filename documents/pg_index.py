@@ -162,7 +162,7 @@ class PostgresSentenceIndex:
             return {}
         with connections[self.using].cursor() as cursor:
             cursor.execute(
-                "SELECT number, start, \"end\" FROM documents_sentence"
+                'SELECT number, start, "end" FROM documents_sentence'
                 " WHERE document_id = %s AND number = ANY(%s::int[])",
                 [document, numbers],
             )

@@ -89,9 +89,7 @@ def document_delete(*, document: Document) -> None:
     """Remove a document with its postings, and refresh the similarity of documents it fed."""
     with transaction.atomic():
         _lock_collection(document.collection_id)
-        affected = list(
-            Match.objects.filter(source=document).values_list("document_id", flat=True)
-        )
+        affected = list(Match.objects.filter(source=document).values_list("document_id", flat=True))
         PostgresSentenceIndex(model_version=document.model_version or "-").remove(document.id)
         document.original.delete(save=False)
         document.delete()
@@ -229,8 +227,9 @@ def _similarity_refresh(document: Document) -> None:
     """Overall similarity: the share of the document's text covered by any source."""
     passages = [
         Passage(source=m, start=s, end=e, source_start=ss, source_end=se, score=sc)
-        for m, s, e, ss, se, sc in MatchPassage.objects.filter(match__document=document)
-        .values_list("match__source_id", "start", "end", "source_start", "source_end", "score")
+        for m, s, e, ss, se, sc in MatchPassage.objects.filter(
+            match__document=document
+        ).values_list("match__source_id", "start", "end", "source_start", "source_end", "score")
     ]
     value = coverage(len(document.text), passages) if document.text else 0.0
     Document.objects.filter(id=document.id).update(similarity=value)

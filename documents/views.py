@@ -22,7 +22,9 @@ def collection_list(request: HttpRequest) -> HttpResponse:
         )
         return redirect("collection_detail", collection_id=collection.id)
     collections = selectors.collection_list(user=request.user)
-    return render(request, "documents/collection_list.html", {"form": form, "collections": collections})
+    return render(
+        request, "documents/collection_list.html", {"form": form, "collections": collections}
+    )
 
 
 @login_required
@@ -96,7 +98,8 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
             document.text, [(p.start, p.end) for p in passages], side="q"
         )
         context["right_html"] = highlight_html(
-            source.text if source else "", [(p.source_start, p.source_end) for p in passages],
+            source.text if source else "",
+            [(p.source_start, p.source_end) for p in passages],
             side="s",
         )
     else:

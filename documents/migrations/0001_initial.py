@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,96 +14,194 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Collection',
+            name="Collection",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('kind', models.CharField(choices=[('assignment', 'Assignment'), ('archive', 'Archive')], default='assignment', max_length=20)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('archives', models.ManyToManyField(blank=True, related_name='+', to='documents.collection')),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='collections', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("assignment", "Assignment"), ("archive", "Archive")],
+                        default="assignment",
+                        max_length=20,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "archives",
+                    models.ManyToManyField(blank=True, related_name="+", to="documents.collection"),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="collections",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Document',
+            name="Document",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('original', models.FileField(upload_to='originals/%Y/%m/')),
-                ('filename', models.CharField(max_length=255)),
-                ('folder', models.CharField(blank=True, default='', max_length=500)),
-                ('size', models.PositiveIntegerField(default=0)),
-                ('checksum', models.CharField(help_text='sha256 of the original bytes', max_length=64)),
-                ('text', models.TextField(blank=True, default='')),
-                ('language', models.CharField(blank=True, default='', max_length=10)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('processing', 'Processing'), ('done', 'Done'), ('failed', 'Failed')], default='queued', max_length=20)),
-                ('error', models.TextField(blank=True, default='')),
-                ('progress', models.PositiveSmallIntegerField(default=0)),
-                ('model_version', models.CharField(blank=True, default='', max_length=255)),
-                ('indexed', models.BooleanField(default=False)),
-                ('similarity', models.FloatField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('collection', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='documents', to='documents.collection')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("original", models.FileField(upload_to="originals/%Y/%m/")),
+                ("filename", models.CharField(max_length=255)),
+                ("folder", models.CharField(blank=True, default="", max_length=500)),
+                ("size", models.PositiveIntegerField(default=0)),
+                (
+                    "checksum",
+                    models.CharField(help_text="sha256 of the original bytes", max_length=64),
+                ),
+                ("text", models.TextField(blank=True, default="")),
+                ("language", models.CharField(blank=True, default="", max_length=10)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("processing", "Processing"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=20,
+                    ),
+                ),
+                ("error", models.TextField(blank=True, default="")),
+                ("progress", models.PositiveSmallIntegerField(default=0)),
+                ("model_version", models.CharField(blank=True, default="", max_length=255)),
+                ("indexed", models.BooleanField(default=False)),
+                ("similarity", models.FloatField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "collection",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="documents",
+                        to="documents.collection",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Match',
+            name="Match",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('similarity', models.FloatField()),
-                ('model_version', models.CharField(max_length=255)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='matches', to='documents.document')),
-                ('source', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='documents.document')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("similarity", models.FloatField()),
+                ("model_version", models.CharField(max_length=255)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="matches",
+                        to="documents.document",
+                    ),
+                ),
+                (
+                    "source",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="documents.document",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-similarity', 'id'],
+                "ordering": ["-similarity", "id"],
             },
         ),
         migrations.CreateModel(
-            name='MatchPassage',
+            name="MatchPassage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('start', models.PositiveIntegerField()),
-                ('end', models.PositiveIntegerField()),
-                ('source_start', models.PositiveIntegerField()),
-                ('source_end', models.PositiveIntegerField()),
-                ('score', models.FloatField()),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='passages', to='documents.match')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("start", models.PositiveIntegerField()),
+                ("end", models.PositiveIntegerField()),
+                ("source_start", models.PositiveIntegerField()),
+                ("source_end", models.PositiveIntegerField()),
+                ("score", models.FloatField()),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="passages",
+                        to="documents.match",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['start', 'source_start'],
+                "ordering": ["start", "source_start"],
             },
         ),
         migrations.CreateModel(
-            name='Sentence',
+            name="Sentence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('start', models.PositiveIntegerField()),
-                ('end', models.PositiveIntegerField()),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sentences', to='documents.document')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("start", models.PositiveIntegerField()),
+                ("end", models.PositiveIntegerField()),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="sentences",
+                        to="documents.document",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['document', 'number'],
+                "ordering": ["document", "number"],
             },
         ),
         migrations.AddIndex(
-            model_name='document',
-            index=models.Index(fields=['model_version', 'indexed'], name='documents_d_model_v_5576c9_idx'),
+            model_name="document",
+            index=models.Index(
+                fields=["model_version", "indexed"], name="documents_d_model_v_5576c9_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='match',
-            constraint=models.UniqueConstraint(fields=('document', 'source'), name='match_unique_pair'),
+            model_name="match",
+            constraint=models.UniqueConstraint(
+                fields=("document", "source"), name="match_unique_pair"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sentence',
-            constraint=models.UniqueConstraint(fields=('document', 'number'), name='sentence_unique_number'),
+            model_name="sentence",
+            constraint=models.UniqueConstraint(
+                fields=("document", "number"), name="sentence_unique_number"
+            ),
         ),
     ]

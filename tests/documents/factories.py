@@ -1,0 +1,32 @@
+"""Small builders for the app tests (plain functions, real database rows)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.db import transaction
+
+from documents import services
+from documents.models import Collection, Document
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def read_fixture(name: str) -> str:
+    with open(DATA / name, encoding="utf-8", newline="") as handle:
+        return handle.read()
+
+
+def upload(collection: Collection, name: str, data: bytes | None = None) -> Document:
+    """Upload a fixture file (or the given bytes) as the owner would."""
+    if data is None:
+        data = (DATA / name).read_bytes()
+    with transaction.atomic():
+        return services.document_upload(collection=collection, filename=name, data=data)
+
+
+def processed(collection: Collection, name: str, data: bytes | None = None) -> Document:
+    document = upload(collection, name, data)
+    services.document_process(document_id=document.id)
+    document.refresh_from_db()
+    return document

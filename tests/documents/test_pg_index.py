@@ -1,0 +1,167 @@
+"""PostgresSentenceIndex on the real PostgreSQL: COPY round trip, df, removal, scope, versions."""
+
+import pytest
+from django.db import connection
+
+from detection import DocumentAnalysis, Posting, SentenceRecord
+from documents.models import Collection, Document, Sentence
+from documents.pg_index import IndexVersionError, PostgresSentenceIndex
+
+pytestmark = pytest.mark.django_db
+
+V1 = "model-v1"
+
+
+@pytest.fixture
+def collection(owner):
+    return Collection.objects.create(owner=owner, name="c")
+
+
+def make_document(collection, *sentences, version=V1):
+    """A document row with Sentence rows; sentence i spans [10 i, 10 i + 5)."""
+    document = Document.objects.create(
+        collection=collection, filename="f.txt", checksum="0" * 64, model_version=version
+    )
+    records = tuple(
+        SentenceRecord(index=i, start=10 * i, end=10 * i + 5, features=tuple(sorted(f)))
+        for i, f in enumerate(sentences)
+    )
+    Sentence.objects.bulk_create(
+        Sentence(document=document, number=r.index, start=r.start, end=r.end) for r in records
+    )
+    return document, DocumentAnalysis(language="zh", model_version=version, sentences=records)
+
+
+def df_of(feature):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT df FROM documents_feature_df WHERE feature = %s", [feature])
+        row = cursor.fetchone()
+    return None if row is None else row[0]
+
+
+def posting_count(document_id):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM documents_posting WHERE document_id = %s", [document_id]
+        )
+        return cursor.fetchone()[0]
+
+
+def test_it_returns_the_postings_it_loaded(collection):
+    document, analysis = make_document(collection, {1, 2, 3}, {3, 4})
+    index = PostgresSentenceIndex(model_version=V1)
+    assert index.add(document.id, analysis) == 5
+    found = set(index.postings({1, 3, 99}, max_df=None))
+    assert found == {
+        Posting(1, document.id, 0, 3),
+        Posting(3, document.id, 0, 3),
+        Posting(3, document.id, 1, 2),
+    }
+
+
+def test_it_keeps_signed_64_bit_features(collection):
+    extremes = {-(2**63), 2**63 - 1}
+    document, analysis = make_document(collection, extremes)
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add(document.id, analysis)
+    assert {p.feature for p in index.postings(extremes, max_df=1)} == extremes
+
+
+def test_it_counts_document_frequency_once_per_document(collection):
+    first, first_analysis = make_document(collection, {7, 8}, {7})
+    second, second_analysis = make_document(collection, {7})
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add_many([(first.id, first_analysis), (second.id, second_analysis)])
+    assert df_of(7) == 2
+    assert df_of(8) == 1
+
+
+def test_it_skips_features_more_common_than_max_df(collection):
+    first, first_analysis = make_document(collection, {7, 8})
+    second, second_analysis = make_document(collection, {7})
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add(first.id, first_analysis)
+    index.add(second.id, second_analysis)
+    assert {p.feature for p in index.postings({7, 8}, max_df=1)} == {8}
+    assert {p.feature for p in index.postings({7, 8}, max_df=2)} == {7, 8}
+
+
+def test_remove_deletes_postings_and_decrements_df(collection):
+    first, first_analysis = make_document(collection, {7, 8})
+    second, second_analysis = make_document(collection, {7})
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add(first.id, first_analysis)
+    index.add(second.id, second_analysis)
+    index.remove(first.id)
+    assert posting_count(first.id) == 0
+    assert df_of(7) == 1
+    assert df_of(8) is None
+    assert index.postings({7, 8}, max_df=None) == [Posting(7, second.id, 0, 1)]
+    first.refresh_from_db()
+    assert first.indexed is False
+
+
+def test_removing_and_adding_again_leaves_the_same_state(collection):
+    document, analysis = make_document(collection, {1, 2}, {2, 3})
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add(document.id, analysis)
+    before = sorted(index.postings({1, 2, 3}, max_df=None))
+    index.remove(document.id)
+    index.add(document.id, analysis)
+    assert sorted(index.postings({1, 2, 3}, max_df=None)) == before
+    assert [df_of(f) for f in (1, 2, 3)] == [1, 1, 1]
+
+
+def test_a_scoped_index_only_sees_its_documents(collection):
+    inside, inside_analysis = make_document(collection, {5})
+    outside, outside_analysis = make_document(collection, {5})
+    PostgresSentenceIndex(model_version=V1).add_many(
+        [(inside.id, inside_analysis), (outside.id, outside_analysis)]
+    )
+    scoped = PostgresSentenceIndex(model_version=V1, documents=[inside.id])
+    assert {p.document for p in scoped.postings({5}, max_df=None)} == {inside.id}
+
+
+def test_it_refuses_an_analysis_of_another_model_version(collection):
+    document, analysis = make_document(collection, {1}, version="model-v2")
+    with pytest.raises(IndexVersionError, match="model-v2"):
+        PostgresSentenceIndex(model_version=V1).add(document.id, analysis)
+    assert posting_count(document.id) == 0
+
+
+def test_it_never_returns_documents_of_another_version(collection):
+    old, old_analysis = make_document(collection, {1}, version="model-v0")
+    new, new_analysis = make_document(collection, {1})
+    PostgresSentenceIndex(model_version="model-v0").add(old.id, old_analysis)
+    PostgresSentenceIndex(model_version=V1).add(new.id, new_analysis)
+    for scope in (None, [old.id, new.id]):
+        index = PostgresSentenceIndex(model_version=V1, documents=scope)
+        assert {p.document for p in index.postings({1}, max_df=None)} == {new.id}
+
+
+def test_document_count_counts_indexed_documents_of_its_version(collection):
+    index = PostgresSentenceIndex(model_version=V1)
+    for _ in range(3):
+        document, analysis = make_document(collection, {1})
+        index.add(document.id, analysis)
+    other, other_analysis = make_document(collection, {1}, version="model-v0")
+    PostgresSentenceIndex(model_version="model-v0").add(other.id, other_analysis)
+    index.remove(document.id)
+    assert index.document_count() == 2
+
+
+def test_spans_come_from_the_stored_sentences(collection):
+    document, analysis = make_document(collection, {1}, {2}, {3})
+    index = PostgresSentenceIndex(model_version=V1)
+    assert index.spans(document.id, {0, 2, 9}) == {0: (0, 5), 2: (20, 25)}
+
+
+def test_the_posting_table_is_hash_partitioned_by_feature():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_get_partkeydef('documents_posting'::regclass),"
+            " (SELECT count(*) FROM pg_inherits WHERE inhparent = 'documents_posting'::regclass)"
+        )
+        partition_key, partitions = cursor.fetchone()
+    assert partition_key == "HASH (feature)"
+    assert partitions == 8
