@@ -1,0 +1,69 @@
+"""``python -m detection neardup-eval DOCS_DIR PAIRS.tsv [CLUSTERS.tsv]``: compare every method.
+
+Prints one JSON object (``{"documents": n, "pairs": m, "methods": [...]}``) and then a readable
+table.  Registered by ``detection/__main__.py`` through :func:`register`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from detection.neardup import METHODS
+from detection.neardup.evaluation import MethodResult, evaluate_method, load_dataset
+
+__all__ = ["register", "format_table"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    command = subparsers.add_parser(
+        "neardup-eval", help="score every near-duplicate method on a labelled document set"
+    )
+    command.add_argument("docs_dir", type=Path, help="folder of *.txt documents")
+    command.add_argument("pairs", type=Path, help="pairs.tsv: doc_a doc_b label")
+    command.add_argument("clusters", type=Path, nargs="?", help="clusters.tsv: doc cluster")
+    command.add_argument(
+        "--methods",
+        default=",".join(METHODS),
+        help=f"comma-separated subset of {', '.join(METHODS)} (default: all)",
+    )
+    command.set_defaults(handler=_run)
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def format_table(results: list[MethodResult]) -> str:
+    """A fixed-width table: one row per method."""
+    header = (
+        f"{'method':<10} {'P':>6} {'R':>6} {'F1':>6} {'dup/cont':>8} "
+        f"{'ARI':>6} {'ARI-str':>7} {'docs/s':>8}"
+    )
+    rows = [header, "-" * len(header)]
+    for r in results:
+        s = r.scores
+        rows.append(
+            f"{r.method:<10} {_fmt(s.precision):>6} {_fmt(s.recall):>6} {_fmt(s.f1):>6} "
+            f"{_fmt(s.relation_accuracy):>8} {_fmt(r.ari):>6} {_fmt(r.ari_streaming):>7} "
+            f"{r.docs_per_second:>8.0f}"
+        )
+    return "\n".join(rows)
+
+
+def _run(args: argparse.Namespace) -> int:
+    names = [n.strip() for n in args.methods.split(",") if n.strip()]
+    unknown = [n for n in names if n not in METHODS]
+    if unknown:
+        raise SystemExit(f"unknown method(s) {unknown}; choose from {sorted(METHODS)}")
+    data = load_dataset(args.docs_dir, args.pairs, args.clusters)
+    results = [evaluate_method(METHODS[name](), data) for name in names]
+    summary = {
+        "documents": len(data.texts),
+        "pairs": len(data.pairs),
+        "methods": [r.as_json() for r in results],
+    }
+    print(json.dumps(summary, ensure_ascii=False))
+    print(format_table(results))
+    return 0
