@@ -74,8 +74,9 @@ main() {
     [ -n "$PYTEST_SUMMARY" ] && echo "    pytest: $PYTEST_SUMMARY"
     local verdict=PASS
     [ "$FAILED" -eq 0 ] || verdict=FAIL
-    local IFS=,
-    echo "make test: $verdict (${RESULTS[*]}) ${PYTEST_SUMMARY:+pytest: $PYTEST_SUMMARY}"
+    local joined
+    joined="$(printf '%s; ' "${RESULTS[@]}")"
+    echo "make test: $verdict (${joined%; }) ${PYTEST_SUMMARY:+pytest: $PYTEST_SUMMARY}"
     return "$FAILED"
 }
 
