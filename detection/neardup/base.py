@@ -18,6 +18,7 @@ __all__ = [
     "RelationKind",
     "Relation",
     "DIFFERENT",
+    "size_relation",
     "CandidateIndex",
     "NearDupMethod",
     "NearDupError",
@@ -25,6 +26,7 @@ __all__ = [
 
 RelationKind = Literal["duplicate", "containment", "different"]
 Sig = TypeVar("Sig")
+Sig_contra = TypeVar("Sig_contra", contravariant=True)
 
 
 class NearDupError(ValueError):
@@ -50,12 +52,18 @@ class Relation:
 DIFFERENT = Relation("different", 0.0)
 
 
-class CandidateIndex(Protocol[Sig]):
+def size_relation(small: int, large: int, min_ratio: float) -> RelationKind:
+    """``duplicate`` when the smaller document is at least ``min_ratio`` of the larger, else
+    ``containment`` (the caller has already found the smaller one inside the larger)."""
+    return "duplicate" if large and small / large >= min_ratio else "containment"
+
+
+class CandidateIndex(Protocol[Sig_contra]):
     """Signatures stored so that likely near-duplicates of a query are found without a scan."""
 
-    def add(self, doc_id: int, sig: Sig) -> None: ...
+    def add(self, doc_id: int, sig: Sig_contra) -> None: ...
 
-    def candidates(self, sig: Sig) -> set[int]: ...
+    def candidates(self, sig: Sig_contra) -> set[int]: ...
 
 
 class NearDupMethod(Protocol[Sig]):

@@ -49,9 +49,11 @@ def load_wordnet(path: str | None = None) -> Any:
         if path:
             from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-            reader = WordNetCorpusReader(path, None)
+            reader: Any = WordNetCorpusReader(path, None)
         else:
-            from nltk.corpus import wordnet as reader
+            from nltk.corpus import wordnet
+
+            reader = wordnet
         reader.synsets("test")
     except (LookupError, OSError) as error:
         raise NearDupError(

@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from detection.neardup.base import DIFFERENT, Relation
+from detection.neardup.base import DIFFERENT, Relation, size_relation
 from detection.neardup.features import InvertedIndex, noise_features
 from detection.neardup.hashing import hash64
 from detection.neardup.templates import TemplateConfig, TemplateFilter
@@ -142,7 +142,7 @@ class DDW:
         degree = lcs_length(a.codes, b.codes) / small
         if degree < self.config.min_degree:
             return DIFFERENT
-        kind = "duplicate" if small / large >= self.config.min_ratio else "containment"
+        kind = size_relation(small, large, self.config.min_ratio)
         return Relation(kind, degree)
 
     def new_index(self) -> _BucketIndex:

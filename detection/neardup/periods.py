@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from detection.neardup.base import DIFFERENT, Relation
+from detection.neardup.base import DIFFERENT, Relation, size_relation
 from detection.neardup.features import InvertedIndex, noise_features
 from detection.neardup.hashing import hash64
 from detection.neardup.text import fold
@@ -33,11 +33,14 @@ from detection.neardup.text import fold
 __all__ = ["PeriodConfig", "PeriodFeatures", "PeriodSig", "period_features", "ccs"]
 
 
+STOPS = r"。|\.(?=\s|$)"
+
+
 @dataclass(frozen=True, slots=True)
 class PeriodConfig:
     length: int = 10
     # "。" is the seed's stop; a Latin full stop before whitespace plays its role in English.
-    stops: str = r"。|\.(?=\s|$)"
+    stops: str = STOPS
     min_df: int = 5
     df_ratio: float = 0.01
     min_ccs: float = 0.3
@@ -52,7 +55,7 @@ class PeriodSig:
     features: frozenset[int]
 
 
-def period_features(text: str, length: int, stops: str = PeriodConfig.stops) -> list[str]:
+def period_features(text: str, length: int, stops: str = STOPS) -> list[str]:
     """Seed 000's feature strings of folded ``text``, in order (line breaks removed first)."""
     flat = text.replace("\n", "")
     result = []
@@ -109,7 +112,7 @@ class PeriodFeatures:
         if score < self.config.min_ccs or len(a.features & b.features) < self.config.min_shared:
             return DIFFERENT
         small, large = sorted((len(a.features), len(b.features)))
-        kind = "duplicate" if small / large >= self.config.min_ratio else "containment"
+        kind = size_relation(small, large, self.config.min_ratio)
         return Relation(kind, score)
 
     def new_index(self) -> _PeriodIndex:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from datasketch import MinHash, MinHashLSH
 
-from detection.neardup.base import DIFFERENT, Relation
+from detection.neardup.base import DIFFERENT, Relation, RelationKind
 from detection.neardup.templates import TemplateConfig, TemplateFilter
 from detection.neardup.text import fold, words
 
@@ -89,7 +89,7 @@ class Shingling:
         containment = min(1.0, common / min(a.size, b.size))
         if containment < self.config.min_containment:
             return DIFFERENT
-        kind = "duplicate" if jaccard >= self.config.min_jaccard else "containment"
+        kind: RelationKind = "duplicate" if jaccard >= self.config.min_jaccard else "containment"
         return Relation(kind, containment)
 
     def new_index(self) -> _LSHIndex:
