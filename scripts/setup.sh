@@ -93,16 +93,12 @@ setup_migrate() {
     manage migrate --noinput
 }
 
-# A superuser for the demo. The app's own `ensure_demo_user` command wins when it exists;
-# otherwise the user is created or its password reset, so the printed login always works.
+# A superuser for the demo, created or its password reset on every run so the login that
+# run.sh prints always works (createsuperuser --noinput would fail on the second run).
 DEMO_USER="${DEMO_USER:-demo}"
 DEMO_PASSWORD="${DEMO_PASSWORD:-demo-password}"
 
 setup_demo_user() {
-    if manage help ensure_demo_user >/dev/null 2>&1; then
-        DEMO_USER="$DEMO_USER" DEMO_PASSWORD="$DEMO_PASSWORD" manage ensure_demo_user
-        return 0
-    fi
     DEMO_USER="$DEMO_USER" DEMO_PASSWORD="$DEMO_PASSWORD" manage shell -c '
 import os
 from django.contrib.auth import get_user_model
