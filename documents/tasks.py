@@ -5,7 +5,7 @@ from celery import shared_task
 from documents import services
 
 
-@shared_task(name="documents.process", queue="documents", acks_late=True)
+@shared_task(name="documents.process", acks_late=True)
 def document_process_task(document_id: int) -> None:
     """Process a document; returns quietly when its row has been deleted meanwhile."""
     services.document_process(document_id=document_id)

@@ -100,6 +100,7 @@ SPECTACULAR_SETTINGS = {
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", DEFAULT_BROKER_URL)
 CELERY_TASK_DEFAULT_QUEUE = "documents"
+CELERY_TASK_ROUTES = {"documents.*": {"queue": "documents"}}
 # A task is acknowledged only after it ran, and a worker takes one at a time, so a crash
 # mid-document hands the document to another worker instead of losing it.
 CELERY_TASK_ACKS_LATE = True

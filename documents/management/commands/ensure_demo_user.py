@@ -13,5 +13,7 @@ class Command(BaseCommand):
         if created:
             user.set_password("demo")
             user.save()
-        state = "created" if created else "exists"
-        self.stdout.write(f"Demo login ({state}): username 'demo', password 'demo'")
+        if created:
+            self.stdout.write("Created the demo login: username 'demo', password 'demo'")
+        else:
+            self.stdout.write("Demo login: username 'demo' (already existed; password unchanged)")

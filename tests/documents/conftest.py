@@ -1,0 +1,82 @@
+"""A real Celery worker process for the end-to-end and browser tests.
+
+It runs `celery -A config worker` with the test settings, pointed at pytest-django's test
+database (`test_<name>`) and at the test Redis database, so it only sees what these tests
+commit (they use `transaction=True`).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+READY_WITHIN_SECONDS = 90
+
+
+def _database_url(settings_dict: dict) -> str:
+    user, password = settings_dict["USER"], settings_dict["PASSWORD"]
+    host, port, name = settings_dict["HOST"], settings_dict["PORT"], settings_dict["NAME"]
+    return f"postgres://{user}:{password}@{host}:{port}/{name}"
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
+    """Start one worker for the session; yield its log file; stop it at the end."""
+    from django.conf import settings
+    from django.db import connection
+
+    from config.celery import app
+
+    app.control.purge()  # tasks left by an interrupted run would point at reused ids
+    log = tmp_path_factory.mktemp("celery") / "worker.log"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "DATABASE_URL": _database_url(connection.settings_dict),
+        "TEST_CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
+    }
+    command = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo"]
+    command += ["-Q", "documents", "-n", f"pytest-{os.getpid()}@%h", "--loglevel=INFO"]
+    with open(log, "wb") as output:
+        worker = subprocess.Popen(command, cwd=REPO, env=env, stdout=output, stderr=output)
+    try:
+        _wait_until_ready(worker, log)
+        yield log
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        try:
+            worker.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+
+
+def _wait_until_ready(worker: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + READY_WITHIN_SECONDS
+    while time.monotonic() < deadline:
+        if worker.poll() is not None:
+            raise RuntimeError(f"the Celery worker exited early:\n{log.read_text()}")
+        if " ready." in log.read_text(errors="replace"):
+            return
+        time.sleep(0.3)
+    raise RuntimeError(f"the Celery worker did not start:\n{log.read_text()}")
+
+
+def wait_until_finished(fetch_status, document_ids, *, within_seconds: float = 240) -> dict:
+    """Poll until every document is done or failed; returns {id: last status body}."""
+    deadline = time.monotonic() + within_seconds
+    last: dict = {}
+    while time.monotonic() < deadline:
+        last = {i: fetch_status(i) for i in document_ids}
+        if all(body["status"] in ("done", "failed") for body in last.values()):
+            return last
+        time.sleep(0.5)
+    raise AssertionError(f"documents did not finish processing: {last}")
