@@ -5,8 +5,10 @@ threshold: text that recurs on many pages of a site is its template, not content
 site boilerplate — copyright notices, "share to" links, source/editor lines — by template matching
 after main-content extraction. We combine both at line level, the unit web text comes in:
 
-- a line is keyed by its content with whitespace removed, NFKC-folded and digits replaced by "0"
-  (dates and counters change from page to page, the template does not);
+- a line is keyed by its content with whitespace removed and NFKC-folded; in short lines (the
+  size of template lines) digit runs are also replaced by "0", because dates and counters change
+  from page to page while the template does not (a long line differing in its numbers is
+  content, e.g. a daily market report);
 - a short labelled line ("来源：新华社 1998-01-30 编辑：张华", "相关新闻：…") is also keyed by its
   label, the text before the colon, because the value after it changes on every page;
 - a key is boilerplate when it occurs in at least `min_docs` documents and in at least a
@@ -26,19 +28,19 @@ from dataclasses import dataclass
 
 _DIGITS = re.compile(r"\d+")
 _LABEL = re.compile(r"^([^:：]{1,8})[:：]")
-_MAX_LABELLED_LINE = 50
+_SHORT_LINE = 50
 
 
 def line_key(line: str) -> str:
-    """Exact key of a line: NFKC, no whitespace, digit runs as "0"."""
-    folded = unicodedata.normalize("NFKC", line)
-    return _DIGITS.sub("0", "".join(folded.split()))
+    """Key of a line: NFKC, no whitespace; digit runs as "0" in short lines."""
+    folded = "".join(unicodedata.normalize("NFKC", line).split())
+    return _DIGITS.sub("0", folded) if len(folded) <= _SHORT_LINE else folded
 
 
 def label_key(line: str) -> str | None:
     """Key of a short "label: value" line (its label), or None for any other line."""
     key = line_key(line)
-    if len(key) > _MAX_LABELLED_LINE:
+    if len(key) > _SHORT_LINE:
         return None
     match = _LABEL.match(key)
     return "label:" + match.group(1) if match else None

@@ -1,0 +1,78 @@
+"""PDF: the text layer (Chinese included); scans, encryption and damage are clear errors."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from documents.extraction import (
+    CorruptFile,
+    EncryptedFile,
+    MismatchedFormat,
+    NoTextFound,
+    extract,
+)
+
+LINES = ["互联网中存在着大量的近似重复的网页。", "第二行：重复率达29%，English words too."]
+
+
+def test_it_reads_a_chinese_text_layer_page_by_page(make_pdf):
+    result = extract("paper.pdf", make_pdf([LINES, ["第二页的内容。"]], title="测试标题"))
+    assert result.text == "\n".join(LINES) + "\n\n第二页的内容。"
+    assert result.format == "pdf"
+    assert result.title == "测试标题"
+    assert result.warnings == ()
+
+
+def test_a_pdf_without_text_layer_is_an_error_not_empty_text(make_pdf):
+    with pytest.raises(NoTextFound, match=r"PDF has no text layer \(scanned\?\)"):
+        extract("scan.pdf", make_pdf([None, None]))
+
+
+def test_pages_without_text_layer_are_reported_as_a_warning(make_pdf):
+    result = extract("mixed.pdf", make_pdf([LINES, None]))
+    assert result.text == "\n".join(LINES)
+    assert result.warnings == ("1 of 2 pages have no text layer (scanned?)",)
+
+
+def _encrypt(data: bytes, *, user: str, owner: str, algorithm: str) -> bytes:
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    writer.encrypt(user_password=user, owner_password=owner, algorithm=algorithm)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("algorithm", ["RC4-128", "AES-128"])
+def test_a_password_protected_pdf_is_reported_as_encrypted(make_pdf, algorithm):
+    data = _encrypt(make_pdf([LINES]), user="secret", owner="owner", algorithm=algorithm)
+    with pytest.raises(EncryptedFile, match="encrypted/password-protected"):
+        extract("secret.pdf", data)
+
+
+def test_a_pdf_with_only_an_owner_password_is_read(make_pdf):
+    # Restrictions without a user password: every reader opens it, so do we.
+    data = _encrypt(make_pdf([LINES]), user="", owner="owner", algorithm="RC4-128")
+    assert extract("restricted.pdf", data).text == "\n".join(LINES)
+
+
+@pytest.mark.parametrize("keep", [0.2, 0.5, 0.95])
+def test_a_truncated_pdf_is_corrupt(make_pdf, keep):
+    data = make_pdf([LINES])
+    with pytest.raises(CorruptFile, match="corrupt or truncated"):
+        extract("cut.pdf", data[: int(len(data) * keep)])
+
+
+def test_a_pdf_with_garbage_inside_is_corrupt(make_pdf):
+    data = make_pdf([LINES])
+    damaged = data[:9] + bytes(range(256)) * 8 + b"\n%%EOF\n"
+    with pytest.raises(CorruptFile):
+        extract("garbage.pdf", damaged)
+
+
+def test_a_pdf_that_is_really_text_is_rejected():
+    with pytest.raises(MismatchedFormat, match=r"not a real \.pdf file: its content is plain text"):
+        extract("notes.pdf", "这其实是纯文本。".encode())
