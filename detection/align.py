@@ -1,63 +1,70 @@
 """Sequence matching (seed 003, the fifth subsystem): copied sentence pairs → copied passages.
 
-Pairs of one source document are taken in query order and grown into clusters: a pair joins
-the most recent cluster it fits, i.e. when
+1. Clustering.  Pairs of one source document are taken in query order; a pair joins the most
+   recent cluster it fits: at most ``max_gap`` query sentences lie between the cluster's last
+   query sentence and the pair's (inserted foreign sentences, sentences edited beyond
+   recognition) and its source sentence lies within ``source_window`` sentences of the
+   cluster's source range (reordering inside a passage).
+2. Splitting at source gaps.  A cluster whose copied source sentences leave more than
+   ``max_source_gap`` source sentences in a row uncopied is split there: reordering permutes
+   one contiguous block, while two separate copies from one source that land close together in
+   the query come from separate blocks.
+3. A cluster becomes a passage when it holds at least ``min_passage_sentences`` distinct copied
+   query sentences, or one copied sentence of at least ``min_single_chars`` characters (one long
+   verbatim sentence is a copy; one short shared phrase — a dateline, a slogan — is not).
+4. Passages overlapping on both sides are merged; of passages still overlapping on the query
+   side (text repeated in the source, e.g. reference lists), only the one with most copied
+   sentences is kept — a query passage is copied from one place.
 
-- at most ``max_gap`` query sentences lie between the cluster's last query sentence and the
-  pair's (inserted foreign sentences, sentences edited beyond recognition), and
-- its source sentence lies within ``source_window`` sentences of the cluster's source range
-  (copies that reorder sentences inside a paragraph or skip some).
-
-A cluster covers query sentences first..last and source sentences min..max; it becomes a
-passage when it holds at least ``min_passage_sentences`` distinct copied query sentences, or a
-single copied sentence of at least ``min_single_chars`` characters (one long verbatim sentence
-is a copy; one short shared phrase — a dateline, a slogan — is not).  Passages overlapping on
-both sides are merged.  A passage's score is the mean best score of its copied sentences.
+A passage's score is the mean best score of its copied sentences.  Each :class:`Alignment` also
+remembers which sentences define its four borders, so :mod:`detection.refine` can move them to
+word level when both texts are available.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from detection.config import DetectorConfig
 from detection.model import Passage, SentenceRecord
 from detection.scoring import SentencePair
 
-__all__ = ["Cluster", "cluster_pairs", "passages_for_document"]
+__all__ = ["Alignment", "Border", "Cluster", "cluster_pairs", "split_at_source_gaps", "align"]
+
+Span = tuple[int, int]
 
 
 @dataclass(slots=True)
 class Cluster:
     """A run of copied sentence pairs of one document pair (mutable while it grows)."""
 
-    query_first: int
-    query_last: int
-    source_first: int
-    source_last: int
-    best: dict[int, float] = field(default_factory=dict)
+    pairs: list[SentencePair] = field(default_factory=list)
+    query_last: int = -1
+    source_first: int = 0
+    source_last: int = -1
 
-    def fits(self, pair: SentencePair, config: DetectorConfig) -> int | None:
+    def distance(self, pair: SentencePair, config: DetectorConfig) -> int | None:
         """Source distance when ``pair`` may join this cluster, else None."""
         if pair.query - self.query_last - 1 > config.max_gap:
             return None
         if pair.source < self.source_first:
             distance = self.source_first - pair.source
-        elif pair.source > self.source_last:
-            distance = pair.source - self.source_last
         else:
-            distance = 0
+            distance = max(0, pair.source - self.source_last)
         return distance if distance <= config.source_window else None
 
     def add(self, pair: SentencePair) -> None:
+        if not self.pairs:
+            self.source_first = self.source_last = pair.source
+        self.pairs.append(pair)
         self.query_last = max(self.query_last, pair.query)
         self.source_first = min(self.source_first, pair.source)
         self.source_last = max(self.source_last, pair.source)
-        self.best[pair.query] = max(self.best.get(pair.query, 0.0), pair.score)
 
 
 def cluster_pairs(pairs: Sequence[SentencePair], config: DetectorConfig) -> list[Cluster]:
-    """Group one document's copied pairs into clusters (see the module docstring)."""
+    """Group one document's copied pairs into clusters (step 1)."""
     clusters: list[Cluster] = []
     for pair in sorted(pairs, key=lambda p: (p.query, p.source)):
         chosen: Cluster | None = None
@@ -65,63 +72,156 @@ def cluster_pairs(pairs: Sequence[SentencePair], config: DetectorConfig) -> list
         for cluster in reversed(clusters):
             if pair.query - cluster.query_last - 1 > config.max_gap:
                 break
-            distance = cluster.fits(pair, config)
+            distance = cluster.distance(pair, config)
             if distance is not None and distance < chosen_distance:
                 chosen, chosen_distance = cluster, distance
         if chosen is None:
-            chosen = Cluster(pair.query, pair.query, pair.source, pair.source)
+            chosen = Cluster()
             clusters.append(chosen)
         chosen.add(pair)
     return clusters
 
 
-def _accepts(cluster: Cluster, length: int, config: DetectorConfig) -> bool:
-    if len(cluster.best) >= config.min_passage_sentences:
-        return True
-    return length >= config.min_single_chars
+def split_at_source_gaps(cluster: Cluster, config: DetectorConfig) -> list[list[SentencePair]]:
+    """The cluster's pairs grouped by contiguous blocks of copied source sentences (step 2)."""
+    sources = sorted({pair.source for pair in cluster.pairs})
+    block_of: dict[int, int] = {}
+    block = 0
+    for previous, current in zip([sources[0], *sources], sources, strict=False):
+        if current - previous - 1 > config.max_source_gap:
+            block += 1
+        block_of[current] = block
+    groups: dict[int, list[SentencePair]] = {}
+    for pair in cluster.pairs:
+        groups.setdefault(block_of[pair.source], []).append(pair)
+    return list(groups.values())
 
 
-def _merge(passages: list[Passage]) -> list[Passage]:
-    merged: list[Passage] = []
-    for passage in sorted(passages):
-        last = merged[-1] if merged else None
-        if (
-            last is not None
-            and passage.start < last.end
-            and passage.source_start < last.source_end
-            and passage.source_end > last.source_start
-        ):
-            merged[-1] = Passage(
-                last.source,
-                last.start,
-                max(last.end, passage.end),
-                min(last.source_start, passage.source_start),
-                max(last.source_end, passage.source_end),
-                max(last.score, passage.score),
-            )
-        else:
-            merged.append(passage)
-    return merged
+@dataclass(frozen=True, slots=True)
+class Border:
+    """The sentence that defines a passage border on one side and its copied partner."""
+
+    own: Span
+    partner: Span
 
 
-def passages_for_document(
+@dataclass(frozen=True, slots=True)
+class Alignment:
+    """A passage plus the sentence pairs behind its borders.
+
+    ``query_head``: the first query sentence (``own``) and the source sentence it copies;
+    ``source_head``: the first source sentence (``own``) and the query sentence copying it;
+    ``query_tail`` / ``source_tail`` likewise for the last sentences.
+    """
+
+    passage: Passage
+    strength: int
+    query_head: Border
+    source_head: Border
+    query_tail: Border
+    source_tail: Border
+
+
+def _best_pairs(pairs: Sequence[SentencePair]) -> list[SentencePair]:
+    best: dict[int, SentencePair] = {}
+    for pair in pairs:
+        if pair.query not in best or pair.score > best[pair.query].score:
+            best[pair.query] = pair
+    return list(best.values())
+
+
+def _alignment(
     document: int,
     pairs: Sequence[SentencePair],
     query: Sequence[SentenceRecord],
-    source_spans: dict[int, tuple[int, int]],
+    source: Mapping[int, Span],
     config: DetectorConfig,
-) -> list[Passage]:
+) -> Alignment | None:
+    best = _best_pairs(pairs)
+    first_q = min(best, key=lambda p: p.query)
+    last_q = max(best, key=lambda p: p.query)
+    first_s = min(best, key=lambda p: (p.source, p.query))
+    last_s = max(best, key=lambda p: (p.source, -p.query))
+    start, end = query[first_q.query].start, query[last_q.query].end
+    if len(best) < config.min_passage_sentences and end - start < config.min_single_chars:
+        return None
+
+    def span(pair: SentencePair) -> Span:
+        return query[pair.query].start, query[pair.query].end
+
+    score = sum(p.score for p in best) / len(best)
+    passage = Passage(
+        document, start, end, source[first_s.source][0], source[last_s.source][1], score
+    )
+    return Alignment(
+        passage,
+        len(best),
+        Border(span(first_q), source[first_q.source]),
+        Border(source[first_s.source], span(first_s)),
+        Border(span(last_q), source[last_q.source]),
+        Border(source[last_s.source], span(last_s)),
+    )
+
+
+def _merged(a: Alignment, b: Alignment) -> Alignment:
+    p, q = a.passage, b.passage
+    passage = Passage(
+        p.source,
+        min(p.start, q.start),
+        max(p.end, q.end),
+        min(p.source_start, q.source_start),
+        max(p.source_end, q.source_end),
+        max(p.score, q.score),
+    )
+    return Alignment(
+        passage,
+        a.strength + b.strength,
+        a.query_head if p.start <= q.start else b.query_head,
+        a.source_head if p.source_start <= q.source_start else b.source_head,
+        a.query_tail if p.end >= q.end else b.query_tail,
+        a.source_tail if p.source_end >= q.source_end else b.source_tail,
+    )
+
+
+def _merge_overlapping(alignments: list[Alignment]) -> list[Alignment]:
+    merged: list[Alignment] = []
+    for item in sorted(alignments, key=lambda a: a.passage):
+        if merged:
+            last = merged[-1].passage
+            p = item.passage
+            if p.start < last.end and p.source_start < last.source_end and (
+                p.source_end > last.source_start
+            ):
+                merged[-1] = _merged(merged[-1], item)
+                continue
+        merged.append(item)
+    return merged
+
+
+def _one_source_region(alignments: list[Alignment]) -> list[Alignment]:
+    kept: list[Alignment] = []
+    for item in sorted(alignments, key=lambda a: (-a.strength, a.passage)):
+        p = item.passage
+        if all(p.end <= k.passage.start or k.passage.end <= p.start for k in kept):
+            kept.append(item)
+    return sorted(kept, key=lambda a: a.passage)
+
+
+def align(
+    document: int,
+    pairs: Sequence[SentencePair],
+    query: Sequence[SentenceRecord],
+    source_spans: Mapping[int, Span],
+    config: DetectorConfig,
+) -> list[Alignment]:
     """Copied passages between the query and source ``document`` from their copied pairs.
 
     ``source_spans`` must hold the character span of every source sentence in ``pairs``.
     """
-    passages: list[Passage] = []
+    alignments: list[Alignment] = []
     for cluster in cluster_pairs(pairs, config):
-        start, end = query[cluster.query_first].start, query[cluster.query_last].end
-        if not _accepts(cluster, end - start, config):
-            continue
-        score = sum(cluster.best.values()) / len(cluster.best)
-        source_start = source_spans[cluster.source_first][0]
-        source_end = source_spans[cluster.source_last][1]
-        passages.append(Passage(document, start, end, source_start, source_end, score))
-    return _merge(passages)
+        for group in split_at_source_gaps(cluster, config):
+            item = _alignment(document, group, query, source_spans, config)
+            if item is not None:
+                alignments.append(item)
+    return _one_source_region(_merge_overlapping(alignments))

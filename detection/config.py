@@ -38,6 +38,8 @@ class DetectorConfig:
         max_gap: unmatched query sentences tolerated inside a passage.
         source_window: how far (in source sentences) a pair may jump back or ahead and still
             continue a passage (reordering).
+        max_source_gap: uncopied source sentences in a row tolerated inside one passage; a
+            longer gap separates two copies from one source.
         min_passage_sentences / min_single_chars: a passage needs this many copied sentences,
             or one copied sentence at least this long.
     """
@@ -54,6 +56,7 @@ class DetectorConfig:
     max_df_floor: int = 50
     max_gap: int = 3
     source_window: int = 6
+    max_source_gap: int = 1
     min_passage_sentences: int = 2
     min_single_chars: int = 80
 

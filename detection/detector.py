@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 
-from detection.align import passages_for_document
+from detection.align import Alignment, align
 from detection.config import DEFAULT_CONFIG, DetectorConfig
 from detection.errors import DetectionError
 from detection.features import feature_model, sentence_features
@@ -14,6 +14,7 @@ from detection.index import MemoryIndex, SentenceIndex
 from detection.language import detect_language
 from detection.model import DocumentAnalysis, Passage, SentenceRecord
 from detection.normalize import normalize
+from detection.refine import refine_alignments, word_view
 from detection.scoring import SentencePair, copied_pairs
 from detection.sentences import split_sentences
 from detection.words import token_spans
@@ -62,32 +63,51 @@ def detect(
     source document into passages (:mod:`detection.align`).  Documents in ``exclude`` (the
     query's own id) are ignored.  Passages are sorted by query position.
     """
+    alignments = detect_alignments(analysis, index, exclude=exclude, config=config)
+    return sorted(
+        (a.passage for a in alignments), key=lambda p: (p.start, p.end, p.source, p.source_start)
+    )
+
+
+def detect_alignments(
+    analysis: DocumentAnalysis,
+    index: SentenceIndex,
+    *,
+    exclude: Collection[int] = (),
+    config: DetectorConfig = DEFAULT_CONFIG,
+) -> list[Alignment]:
+    """:func:`detect` with the border sentences of every passage (for word-level refinement)."""
     expected = feature_model(config).version
     if analysis.model_version != expected:
         raise DetectionError(
             f"analysis was made with model {analysis.model_version!r} but config gives "
             f"{expected!r}: analyze() and detect() need the same DetectorConfig features"
         )
-    exclude = set(exclude)
+    excluded = set(exclude)
     by_document: dict[int, list[SentencePair]] = defaultdict(list)
-    for pair in copied_pairs(analysis, index, exclude=exclude, config=config):
+    for pair in copied_pairs(analysis, index, exclude=excluded, config=config):
         by_document[pair.document].append(pair)
-    passages: list[Passage] = []
+    alignments: list[Alignment] = []
     for document, pairs in by_document.items():
         spans = dict(index.spans(document, {pair.source for pair in pairs}))
-        passages.extend(
-            passages_for_document(document, pairs, analysis.sentences, spans, config)
-        )
-    return sorted(passages, key=lambda p: (p.start, p.end, p.source, p.source_start))
+        alignments.extend(align(document, pairs, analysis.sentences, spans, config))
+    return alignments
 
 
 def compare(
     text_a: str, text_b: str, config: DetectorConfig = DEFAULT_CONFIG
 ) -> list[Passage]:
-    """Passages of ``text_a`` copied from ``text_b`` (``Passage.source`` is 0 for ``text_b``)."""
+    """Passages of ``text_a`` copied from ``text_b`` (``Passage.source`` is 0 for ``text_b``).
+
+    With both texts at hand, passage borders are refined to word level
+    (:func:`detection.refine.refine_alignments`).
+    """
     index = MemoryIndex()
     index.add(0, analyze(text_b, config))
-    return detect(analyze(text_a, config), index, config=config)
+    alignments = detect_alignments(analyze(text_a, config), index, config=config)
+    if not alignments:
+        return []
+    return refine_alignments(word_view(text_a), {0: word_view(text_b)}, alignments)
 
 
 def coverage(text_length: int, passages: Iterable[Passage]) -> float:

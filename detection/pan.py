@@ -6,6 +6,7 @@ and the two document folders; output: one XML per pair,
 feature per passage.  Offsets count characters of the files read as UTF-8 with
 ``newline=""`` (Python ``str`` indices), as the corpus' truth does.
 
+Passage borders are then refined at word level with both texts (:mod:`detection.refine`).
 All source documents go into one :class:`~detection.index.MemoryIndex` (so ``max_df`` prunes
 corpus-wide boilerplate as in the app); every suspicious document is analysed and detected
 once, and its passages are written to the files of its pairs.
@@ -19,10 +20,12 @@ from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 from detection.config import DEFAULT_CONFIG, DetectorConfig
-from detection.detector import analyze, detect
+from detection.align import Alignment
+from detection.detector import analyze, detect_alignments
 from detection.errors import DetectionError
 from detection.index import MemoryIndex
 from detection.model import Passage
+from detection.refine import WordView, refine_alignments, word_view
 
 __all__ = ["read_pairs", "read_text", "passages_xml", "run_pan", "PanRun"]
 
@@ -75,6 +78,21 @@ def output_name(suspicious: str, source: str) -> str:
     return f"{Path(suspicious).stem}-{Path(source).stem}.xml"
 
 
+def _refined(
+    text: str,
+    alignments: list[Alignment],
+    views: dict[int, WordView],
+    source_dir: Path,
+    sources: list[str],
+) -> list[Passage]:
+    """Word-exact borders (:mod:`detection.refine`); source word views are cached."""
+    if not alignments:
+        return []
+    for source in {a.passage.source for a in alignments} - views.keys():
+        views[source] = word_view(read_text(source_dir / sources[source]))
+    return refine_alignments(word_view(text), views, alignments)
+
+
 def run_pan(
     pairs_file: Path,
     source_dir: Path,
@@ -97,14 +115,19 @@ def run_pan(
     for suspicious, source in pairs:
         wanted[suspicious].add(source)
     out_dir.mkdir(parents=True, exist_ok=True)
+    views: dict[int, WordView] = {}
     for suspicious, its_sources in sorted(wanted.items()):
         text = read_text(suspicious_dir / suspicious)
         characters += len(text)
         size += (suspicious_dir / suspicious).stat().st_size
         ids = {source_ids[name] for name in its_sources}
-        passages = detect(analyze(text, config), index, config=config)
+        analysis = analyze(text, config)
+        found = [
+            a for a in detect_alignments(analysis, index, config=config) if a.passage.source in ids
+        ]
+        passages = _refined(text, found, views, source_dir, sources)
         for name in its_sources:
-            mine = [p for p in passages if p.source == source_ids[name] and p.source in ids]
+            mine = [p for p in passages if p.source == source_ids[name]]
             target = out_dir / output_name(suspicious, name)
             target.write_text(passages_xml(suspicious, name, mine), encoding="utf-8")
     return PanRun(len(pairs), len(sources) + len(wanted), characters, size)

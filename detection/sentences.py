@@ -9,14 +9,16 @@ Works on the output of :func:`detection.normalize.normalize` (lower-cased, half-
   that is not inside a number or an abbreviation (reprints turn 。 into ``.``).
 - Other paragraphs go to NLTK Punkt, untrained (no downloaded data).  Copy detection needs the
   *same* cut on both copies more than linguistically perfect cuts, and Punkt is deterministic.
-- "Sentences" longer than ``max_chars`` (lists, navigation, run-on web text) are cut at the last
-  clause mark (，、,:：) or space before the limit, so one huge block does not blur a passage's
-  borders.
+- "Sentences" longer than ``max_chars`` (lists, navigation, run-on web text) are cut at
+  content-defined points (see :func:`_cut_points`) into pieces of at least ``max_chars // 5``
+  characters, so one huge block does not blur a passage's borders and a copy of part of it is
+  cut the same way as the original.
 """
 
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Iterator
 from typing import Final
 
@@ -25,12 +27,14 @@ from nltk.tokenize.punkt import PunktSentenceTokenizer
 __all__ = ["split_sentences", "SENTENCES_VERSION"]
 
 #: Changes whenever :func:`split_sentences` can cut a text differently.
-SENTENCES_VERSION: Final = "s1"
+SENTENCES_VERSION: Final = "s2"
 
 _HAN: Final = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _PARAGRAPH: Final = re.compile(r"[^\n]+")
 _CHINESE_END: Final = re.compile(r"(?:[。!?;…⋯]+|\.(?![0-9a-z.]))[”’\"'」』)\]】]*")
 _CLAUSE_MARK: Final = re.compile(r"[，、,:：]")
+_WORD_START: Final = re.compile(r"(?<= )[^ ]+")
+_WORD_CUT_MODULUS: Final = 8
 _PUNKT: Final = PunktSentenceTokenizer()
 
 
@@ -48,23 +52,37 @@ def _punkt_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
         yield start + begin, start + finish
 
 
-def _cut_point(text: str, start: int, limit: int) -> int:
-    """Where to cut ``text[start:]`` so the first part is at most ``limit`` characters."""
-    window_start = start + limit // 2
-    window_end = start + limit
-    marks = [m.end() for m in _CLAUSE_MARK.finditer(text, window_start, window_end)]
-    if marks:
-        return marks[-1]
-    space = text.rfind(" ", window_start, window_end)
-    return space + 1 if space > 0 else window_end
+def _cut_points(text: str, start: int, end: int, limit: int) -> list[int]:
+    """Content-defined cut points inside an over-long ``text[start:end]``.
+
+    Cuts depend only on the nearby text, never on where the sentence starts, so a copy that
+    begins in the middle of a long sentence is cut at the same places as its source: after
+    every clause mark, and — in stretches without any — before words whose CRC is 0 mod 8
+    (about every 8th word, lists and navigation text).
+    """
+    points = [m.end() for m in _CLAUSE_MARK.finditer(text, start, end)]
+    bounds = [start, *points, end]
+    extra: list[int] = []
+    for left, right in zip(bounds, bounds[1:], strict=False):
+        if right - left > limit:
+            extra.extend(
+                m.start() for m in _WORD_START.finditer(text, left + 1, right)
+                if zlib.crc32(m.group().encode("utf-8")) % _WORD_CUT_MODULUS == 0
+            )
+    return sorted({*points, *extra} - {start, end})
 
 
 def _limit_length(text: str, start: int, end: int, limit: int) -> Iterator[tuple[int, int]]:
-    while end - start > limit:
-        cut = _cut_point(text, start, limit)
-        yield start, cut
-        start = cut
-    yield start, end
+    if end - start <= limit:
+        yield start, end
+        return
+    minimum = limit // 5
+    piece_start = start
+    for point in _cut_points(text, start, end, limit):
+        if point - piece_start >= minimum:
+            yield piece_start, point
+            piece_start = point
+    yield piece_start, end
 
 
 def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:

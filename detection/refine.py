@@ -1,0 +1,153 @@
+"""Word-level refinement of passage borders, when both texts are at hand.
+
+Sequence matching (seed 003) works on whole sentences, so a passage starts and ends at sentence
+borders even when the copy begins or ends in the middle of a sentence (PAN's artificial cases,
+web pages quoting half a sentence).  :func:`refine_alignments` moves each of the four borders to
+where the copied *words* begin and end, using the sentence that defines the border and the
+sentence it was matched with (:class:`detection.align.Border`):
+
+1. anchor: the first (for a head; last for a tail) word trigram of the border sentence that
+   also occurs in its partner — this drops the uncopied head (tail) of the border sentence;
+2. extension: from the anchor, walk outwards word by word while the two texts agree, tolerating
+   one differing word when the next ``_RESYNC`` words agree again (noisy copies), up to
+   ``_REACH`` words — this adds the copied tail (head) of a neighbouring sentence that was too
+   short a fragment to be a copied sentence on its own;
+3. punctuation right after the last word (before the first word) joins the passage.
+
+Used by :func:`detection.compare` and the PAN command; :func:`detection.detect` has no texts
+(only an index), so the app gets sentence borders unless it calls this with both texts.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from detection.align import Alignment, Border
+from detection.model import Passage
+from detection.normalize import normalize
+from detection.words import token_spans
+
+__all__ = ["WordView", "word_view", "refine_alignments"]
+
+_REACH = 120  # words an extension may walk past the sentence border
+_RESYNC = 2  # agreeing words needed after one differing word
+_N = 3  # anchor n-gram length
+
+
+@dataclass(frozen=True, slots=True)
+class WordView:
+    """Words of ``text`` with their original ``starts``/``ends`` (for border refinement)."""
+
+    text: str
+    words: tuple[str, ...]
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+
+    def word_range(self, span: tuple[int, int]) -> tuple[int, int]:
+        """Indices ``[first, last)`` of the words starting inside the character ``span``."""
+        return bisect_left(self.starts, span[0]), bisect_left(self.starts, span[1])
+
+
+def word_view(text: str) -> WordView:
+    """The words of ``text`` with character offsets into ``text``."""
+    normalized = normalize(text)
+    words, starts = token_spans(normalized.text)
+    offsets = normalized.offsets
+    original_starts = tuple(offsets[s] for s in starts)
+    original_ends = tuple(offsets[s + len(w) - 1] + 1 for w, s in zip(words, starts, strict=True))
+    return WordView(text, tuple(words), original_starts, original_ends)
+
+
+def _walk(q: Sequence[str], s: Sequence[str], i: int, j: int, step: int) -> int:
+    """How many words the texts agree walking from (i, j) in direction ``step``."""
+    taken = 0
+    while taken < _REACH:
+        a, b = i + step * (taken + 1), j + step * (taken + 1)
+        if not (0 <= a < len(q) and 0 <= b < len(s)):
+            break
+        if q[a] != s[b]:
+            # One differing word is noise when the following words agree again.
+            ahead = [(a + step * k, b + step * k) for k in range(1, _RESYNC + 1)]
+            if not all(0 <= x < len(q) and 0 <= y < len(s) and q[x] == s[y] for x, y in ahead):
+                break
+        taken += 1
+    return taken
+
+
+def _anchor(own: WordView, other: WordView, border: Border, head: bool) -> tuple[int, int] | None:
+    """Word indices (in ``own``, in ``other``) of the first/last shared trigram."""
+    first, last = own.word_range(border.own)
+    other_first, other_last = other.word_range(border.partner)
+    grams: dict[tuple[str, ...], int] = {}
+    for j in range(other_first, other_last - _N + 1):
+        key = tuple(other.words[j : j + _N])
+        if head:
+            grams.setdefault(key, j)
+        else:
+            grams[key] = j
+    positions = range(first, last - _N + 1)
+    for i in positions if head else reversed(positions):
+        j = grams.get(tuple(own.words[i : i + _N]))
+        if j is not None:
+            return (i, j) if head else (i + _N - 1, j + _N - 1)
+    return None
+
+
+_OPENING = frozenset({"Ps", "Pi"})  # opening brackets and quotes belong to the next word
+
+
+def _is_punctuation(ch: str) -> bool:
+    return unicodedata.category(ch)[0] == "P"
+
+
+def _head(own: WordView, other: WordView, border: Border) -> int | None:
+    """Refined start (in ``own``'s text) of a passage head."""
+    anchor = _anchor(own, other, border, head=True)
+    if anchor is None:
+        return None
+    back = _walk(own.words, other.words, anchor[0], anchor[1], -1)
+    start = own.starts[anchor[0] - back]
+    while start > 0 and unicodedata.category(own.text[start - 1]) in _OPENING:
+        start -= 1
+    return start
+
+
+def _tail(own: WordView, other: WordView, border: Border) -> int | None:
+    """Refined end (in ``own``'s text) of a passage tail."""
+    anchor = _anchor(own, other, border, head=False)
+    if anchor is None:
+        return None
+    ahead = _walk(own.words, other.words, anchor[0], anchor[1], 1)
+    end = own.ends[anchor[0] + ahead]
+    while end < len(own.text) and _is_punctuation(own.text[end]):
+        end += 1
+    return end
+
+
+def _refined(item: Alignment, query: WordView, source: WordView) -> Passage:
+    p = item.passage
+    start = _head(query, source, item.query_head)
+    end = _tail(query, source, item.query_tail)
+    source_start = _head(source, query, item.source_head)
+    source_end = _tail(source, query, item.source_tail)
+    if start is not None and end is not None and start < end:
+        p = replace(p, start=start, end=end)
+    if source_start is not None and source_end is not None and source_start < source_end:
+        p = replace(p, source_start=source_start, source_end=source_end)
+    return p
+
+
+def refine_alignments(
+    query: WordView, sources: Mapping[int, WordView], alignments: Sequence[Alignment]
+) -> list[Passage]:
+    """Passages with word-exact borders (a side stays unchanged where no anchor is found)."""
+    refined = [
+        _refined(item, query, sources[item.passage.source])
+        if item.passage.source in sources
+        else item.passage
+        for item in alignments
+    ]
+    return sorted(refined, key=lambda p: (p.start, p.end, p.source, p.source_start))
