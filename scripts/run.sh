@@ -50,7 +50,9 @@ start_child() {  # start_child NAME LOGFILE|- COMMAND...
 
 main() {
     trap cleanup EXIT
-    trap 'exit 130' INT TERM
+    # Ctrl-C is the documented way to stop, so it is a normal exit for make.
+    trap 'exit 0' INT
+    trap 'exit 143' TERM
     port_in_use "$WEB_PORT" && die "port $WEB_PORT is already in use (another make run?);" \
         "stop it or choose another: WEB_PORT=<port> make run"
     setup_system
