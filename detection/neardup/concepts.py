@@ -1,7 +1,7 @@
 """Words → concepts for DWDCS (seed 004): synonyms merged into one concept.
 
 English: WordNet through NLTK's reader (offline: Debian's ``wordnet-base`` exposed to NLTK by
-``scripts/wordnet.sh``; pass ``wordnet_path`` or set ``NLTK_DATA``).  A word's concept is its
+``scripts/wordnet.sh``; pass ``nltk_data`` or set ``NLTK_DATA``).  A word's concept is its
 first synset (WordNet orders senses by corpus frequency), so synonyms that share their most
 frequent sense — "car", "automobile" → ``car.n.01`` — become one concept.  The seed merges
 phrase concepts whose synonym sets overlap above a threshold; with single-word concepts the
@@ -40,25 +40,26 @@ def load_zh_synonyms() -> dict[str, str]:
 
 
 @lru_cache(maxsize=4)
-def load_wordnet(path: str | None = None) -> Any:
-    """NLTK's WordNet reader over ``path`` (a ``corpora/wordnet`` folder) or ``$NLTK_DATA``.
+def load_wordnet(nltk_data: str | None = None) -> Any:
+    """NLTK's WordNet reader from ``nltk_data`` (a folder holding ``corpora/wordnet``) or from
+    NLTK's own search path (``$NLTK_DATA``).
 
-    Raises NearDupError naming the fix when the data is missing (nothing is downloaded).
+    NLTK only opens corpora under ``nltk.data.path``, so a given folder is added to it.  Raises
+    NearDupError naming the fix when the data is missing (nothing is ever downloaded).
     """
+    import nltk
+
+    if nltk_data and nltk_data not in nltk.data.path:
+        nltk.data.path.insert(0, nltk_data)
+    from nltk.corpus import wordnet
+
+    reader: Any = wordnet
     try:
-        if path:
-            from nltk.corpus.reader.wordnet import WordNetCorpusReader
-
-            reader: Any = WordNetCorpusReader(path, None)
-        else:
-            from nltk.corpus import wordnet
-
-            reader = wordnet
         reader.synsets("test")
     except (LookupError, OSError) as error:
         raise NearDupError(
             "WordNet is not available to NLTK: run scripts/wordnet.sh and set "
-            f"NLTK_DATA (now {os.environ.get('NLTK_DATA')!r}) or pass wordnet_path ({error})"
+            f"NLTK_DATA (now {os.environ.get('NLTK_DATA')!r}) or pass nltk_data ({error})"
         ) from error
     return reader
 
@@ -66,9 +67,9 @@ def load_wordnet(path: str | None = None) -> Any:
 class ConceptMapper:
     """Maps a word to its concept name, with a cache (WordNet look-ups are slow)."""
 
-    def __init__(self, wordnet_path: str | None = None, use_wordnet: bool = True) -> None:
+    def __init__(self, nltk_data: str | None = None, use_wordnet: bool = True) -> None:
         self._zh = load_zh_synonyms()
-        self._wordnet_path = wordnet_path
+        self._nltk_data = nltk_data
         self._use_wordnet = use_wordnet
         self._cache: dict[str, str] = {}
 
@@ -84,5 +85,5 @@ class ConceptMapper:
             return self._zh.get(word, word)
         if not self._use_wordnet or not word.isalpha():
             return word
-        synsets = load_wordnet(self._wordnet_path).synsets(word)
+        synsets = load_wordnet(self._nltk_data).synsets(word)
         return synsets[0].name() if synsets else word

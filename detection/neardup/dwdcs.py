@@ -46,7 +46,7 @@ class DWDCSConfig:
     max_position_std: float = 0.1
     min_shared: int = 5
     use_wordnet: bool = True
-    wordnet_path: str | None = None
+    nltk_data: str | None = None
     strip_templates: bool = True
     templates: TemplateConfig = TemplateConfig()
     version: str = "dwdcs1"
@@ -70,7 +70,11 @@ class DWDCSSig:
 
 def _key_concepts(concepts: list[str], cfg: DWDCSConfig) -> tuple[KeyConcept, ...]:
     nodes, adj = cooccurrence_graph(
-        concepts, min_freq=cfg.min_freq, window=cfg.window, max_nodes=cfg.max_nodes
+        concepts,
+        min_freq=cfg.min_freq,
+        window=cfg.window,
+        max_nodes=cfg.max_nodes,
+        min_nodes=cfg.key_concepts,
     )
     main = main_component(adj)
     nodes, adj = [nodes[i] for i in main], adj[np.ix_(main, main)]
@@ -130,7 +134,7 @@ class DWDCS:
 
     def __post_init__(self) -> None:
         self._templates = TemplateFilter(self.config.templates)
-        self._mapper = ConceptMapper(self.config.wordnet_path, self.config.use_wordnet)
+        self._mapper = ConceptMapper(self.config.nltk_data, self.config.use_wordnet)
 
     def fit(self, texts: Iterable[str]) -> None:
         if self.config.strip_templates:

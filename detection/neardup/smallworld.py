@@ -23,7 +23,7 @@ __all__ = ["cooccurrence_graph", "main_component", "average_path_length", "hub_c
 
 
 def cooccurrence_graph(
-    concepts: Sequence[str], *, min_freq: int, window: int, max_nodes: int
+    concepts: Sequence[str], *, min_freq: int, window: int, max_nodes: int, min_nodes: int = 0
 ) -> tuple[list[str], np.ndarray]:
     """Nodes (most frequent first, at most ``max_nodes``) and their boolean adjacency matrix.
 
@@ -32,6 +32,10 @@ def cooccurrence_graph(
     """
     freq = Counter(concepts)
     ranked = [c for c, n in sorted(freq.items(), key=lambda kv: (-kv[1], kv[0])) if n >= min_freq]
+    if len(ranked) < min_nodes:
+        # A short text repeats few concepts: rather than a graph too small to have hubs, take
+        # every concept (the seed's frequency threshold is meant to drop noise in long pages).
+        ranked = [c for c, _ in sorted(freq.items(), key=lambda kv: (-kv[1], kv[0]))]
     nodes = ranked[:max_nodes]
     position = {c: i for i, c in enumerate(nodes)}
     kept = [position[c] for c in concepts if c in position]
