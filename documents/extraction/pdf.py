@@ -14,7 +14,7 @@ from pypdf import PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, PyPdfError
 
 from .errors import CorruptFile, EncryptedFile, NoTextFound
-from .layout import join_cjk_gaps, tidy
+from .layout import join_cjk_gaps, reflow_wrapped_lines, tidy
 from .results import Extracted
 
 _ENCRYPTED = "file is encrypted/password-protected: remove the password and upload it again"
@@ -34,7 +34,7 @@ _DAMAGE = (
 
 
 def extract_pdf(data: bytes) -> Extracted:
-    """Text of every page, pages separated by a blank line; title from the metadata."""
+    """Text of every page, lines wrapped inside CJK paragraphs rejoined; title from metadata."""
     if b"%%EOF" not in data[-4096:]:
         raise CorruptFile("file is corrupt or truncated (the PDF has no end-of-file marker)")
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # damaged-file chatter is our warning
@@ -70,8 +70,10 @@ def _result(pages: list[str], title: str | None) -> Extracted:
         raise NoTextFound("PDF has no text layer (scanned?): run OCR on it first")
     empty = sum(1 for text in texts if not text)
     warnings = (f"{empty} of {len(texts)} pages have no text layer (scanned?)",) if empty else ()
+    # Reflow across page breaks too: a paragraph continues on the next page.
+    text = reflow_wrapped_lines("\n".join(text for text in texts if text))
     return Extracted(
-        text="\n\n".join(text for text in texts if text),
+        text=text,
         format="pdf",
         title=title,
         warnings=warnings,

@@ -19,10 +19,24 @@ LINES = ["互联网中存在着大量的近似重复的网页。", "第二行：
 
 def test_it_reads_a_chinese_text_layer_page_by_page(make_pdf):
     result = extract("paper.pdf", make_pdf([LINES, ["第二页的内容。"]], title="测试标题"))
-    assert result.text == "\n".join(LINES) + "\n\n第二页的内容。"
+    assert result.text == "\n".join(LINES) + "\n第二页的内容。"
     assert result.format == "pdf"
     assert result.title == "测试标题"
     assert result.warnings == ()
+
+
+def test_lines_wrapped_inside_a_chinese_paragraph_are_rejoined_across_pages(make_pdf):
+    paragraph = "中文段落在版面上被折成多行，" * 6 + "最后一行较短。"
+    lines = [paragraph[i : i + 30] for i in range(0, len(paragraph), 30)]
+    short = "另一段。"
+    result = extract("wrapped.pdf", make_pdf([lines[:2], lines[2:] + [short]]))
+    assert result.text == paragraph + "\n" + short
+
+
+def test_a_short_line_ends_its_paragraph(make_pdf):
+    lines = ["第一段很长很长很长很长很长很长很长很长很长很长的文字，", "第一段结束。", "第二段。"]
+    result = extract("short.pdf", make_pdf([lines]))
+    assert result.text.split("\n") == [lines[0] + lines[1], lines[2]]
 
 
 def test_a_pdf_without_text_layer_is_an_error_not_empty_text(make_pdf):
