@@ -49,6 +49,8 @@ class DocumentUploadApi(APIView):
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         try:
+            if services.is_batch(upload.name):
+                return self._batch(collection, upload.name, upload.read())
             document = services.document_upload(
                 collection=collection,
                 filename=upload.name,
@@ -58,6 +60,14 @@ class DocumentUploadApi(APIView):
         except services.UploadError as error:
             return Response({"file": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
         body = DocumentCreatedSerializer(document).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+    def _batch(self, collection: object, name: str, data: bytes) -> Response:
+        batch = services.document_upload_batch(collection=collection, filename=name, data=data)
+        body = {
+            "documents": DocumentCreatedSerializer(batch.documents, many=True).data,
+            "skipped": [{"path": path, "reason": reason} for path, reason in batch.skipped],
+        }
         return Response(body, status=status.HTTP_201_CREATED)
 
 

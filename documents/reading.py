@@ -1,14 +1,15 @@
 """File bytes -> text, the first step of the pipeline.
 
-This is the one place that knows how files become text, so swapping the reader (the
-`documents.extraction` package: DOCX, PDF, HTML, ...) is a change here only.
+This is the one place that knows how files become text: it calls the Django-free
+`documents.extraction` package (txt in any encoding, Markdown, HTML main content, DOCX, PDF)
+and turns its errors into the app's `UnreadableFile`, whose message is shown to the user.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from charset_normalizer import from_bytes
+from documents.extraction import ExtractionError, extract
 
 
 class UnreadableFile(ValueError):
@@ -18,17 +19,16 @@ class UnreadableFile(ValueError):
 @dataclass(frozen=True)
 class ReadText:
     text: str
+    format: str
+    warnings: tuple[str, ...] = ()
 
 
 def read_text(filename: str, data: bytes) -> ReadText:
-    """Decode a plain-text upload: UTF-8 (with or without BOM), else the detected encoding."""
-    if not data.strip():
-        raise UnreadableFile(f"{filename} is empty.")
+    """The document's text, or UnreadableFile saying why there is none."""
     try:
-        return ReadText(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        pass
-    best = from_bytes(data).best()
-    if best is None:
-        raise UnreadableFile(f"{filename} is not a text file this service can read.")
-    return ReadText(str(best))
+        extracted = extract(filename, data)
+    except ExtractionError as error:
+        raise UnreadableFile(f"{filename}: {error}") from error
+    if not extracted.text.strip():
+        raise UnreadableFile(f"{filename}: the file contains no text.")
+    return ReadText(extracted.text, extracted.format, tuple(extracted.warnings))

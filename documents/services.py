@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import posixpath
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -14,6 +16,7 @@ from django.db import connection, transaction
 
 from detection import Passage, analyze, coverage, detect
 from documents import selectors
+from documents.extraction import ArchiveMember, ExtractionError, iter_archive
 from documents.models import Collection, Document, Match, MatchPassage, Sentence
 from documents.pg_index import PostgresSentenceIndex
 from documents.reading import UnreadableFile, read_text
@@ -23,6 +26,18 @@ logger = logging.getLogger(__name__)
 
 class UploadError(ValueError):
     """The upload is refused; the message tells the user why."""
+
+
+@dataclass(frozen=True)
+class BatchUpload:
+    """What a ZIP batch became: one document per readable member, and what was skipped."""
+
+    documents: tuple[Document, ...]
+    skipped: tuple[tuple[str, str], ...]  # (path inside the archive, reason)
+
+
+def is_batch(filename: str) -> bool:
+    return filename.lower().endswith(".zip")
 
 
 # --- collections ----------------------------------------------------------------------------
@@ -75,6 +90,40 @@ def document_upload(
         document.save()
         document_enqueue(document=document)
     return document
+
+
+def document_upload_batch(*, collection: Collection, filename: str, data: bytes) -> BatchUpload:
+    """Unpack a ZIP batch into documents, keeping each member's folder as metadata."""
+    if len(data) > settings.MAX_UPLOAD_BYTES:
+        raise UploadError(
+            f"{filename} is {len(data)} bytes; the limit is {settings.MAX_UPLOAD_BYTES} bytes."
+        )
+    documents: list[Document] = []
+    skipped: list[tuple[str, str]] = []
+    try:
+        with transaction.atomic():
+            for member in iter_archive(filename, data):
+                if not isinstance(member, ArchiveMember):
+                    skipped.append((member.path, member.reason))
+                    continue
+                try:
+                    documents.append(_member_upload(collection, member))
+                except UploadError as error:
+                    skipped.append((member.path, str(error)))
+    except ExtractionError as error:
+        raise UploadError(f"{filename}: {error}") from error
+    if not documents and not skipped:
+        raise UploadError(f"{filename} holds no documents.")
+    return BatchUpload(tuple(documents), tuple(skipped))
+
+
+def _member_upload(collection: Collection, member: ArchiveMember) -> Document:
+    return document_upload(
+        collection=collection,
+        filename=posixpath.basename(member.path),
+        data=member.data,
+        folder=member.folder,
+    )
 
 
 def document_enqueue(*, document: Document) -> None:

@@ -54,15 +54,23 @@ def collection_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
     uploaded = 0
     for upload in form.cleaned_data["files"]:
         try:
-            services.document_upload(
-                collection=collection, filename=upload.name, data=upload.read()
-            )
-            uploaded += 1
+            uploaded += _upload_one(request, collection, upload.name, upload.read())
         except services.UploadError as error:
             messages.error(request, str(error))
     if uploaded:
         messages.success(request, f"{uploaded} file(s) queued for checking.")
     return redirect("collection_detail", collection_id=collection.id)
+
+
+def _upload_one(request: HttpRequest, collection: object, name: str, data: bytes) -> int:
+    """Upload one file or ZIP batch; returns how many documents were queued."""
+    if not services.is_batch(name):
+        services.document_upload(collection=collection, filename=name, data=data)
+        return 1
+    batch = services.document_upload_batch(collection=collection, filename=name, data=data)
+    for path, reason in batch.skipped:
+        messages.warning(request, f"{name}: skipped {path} ({reason})")
+    return len(batch.documents)
 
 
 @login_required

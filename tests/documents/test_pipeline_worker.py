@@ -75,6 +75,8 @@ def test_uploads_are_processed_by_a_real_worker(celery_worker, shared_data, owne
 
     text = client.get(f"/api/documents/{suspicious}/text/").content.decode()
     with open(reuse / "susp" / suspicious_name, encoding="utf-8", newline="") as handle:
-        assert text == handle.read()
+        # Extraction tidies plain text; for these files that only drops the final newline,
+        # so the truth offsets index the extracted text too.
+        assert text == handle.read().rstrip("\n")
     back = client.get(f"/api/documents/{source}/report/").json()
     assert [entry["document"] for entry in back["sources"]] == [suspicious]

@@ -64,7 +64,7 @@ def test_processing_finds_the_copied_passage_on_both_sides(assignment):
     source = processed(assignment, "zh_source.txt")
     suspicious = processed(assignment, "zh_suspicious.txt")
     assert (suspicious.status, suspicious.progress, suspicious.error) == ("done", 100, "")
-    assert suspicious.text == read_fixture("zh_suspicious.txt")
+    assert suspicious.text == read_fixture("zh_suspicious.txt").rstrip("\n")
     assert suspicious.language == "zh"
     report = selectors.report_get(document=suspicious)
     assert [s.document for s in report.sources] == [source.id]
@@ -108,7 +108,7 @@ def test_running_the_pipeline_twice_replaces_instead_of_duplicating(assignment):
 def test_a_failing_document_is_marked_and_others_still_process(assignment):
     broken = processed(assignment, "blank.txt", b"   \n  ")
     assert broken.status == Document.Status.FAILED
-    assert "blank.txt is empty" in broken.error
+    assert "blank.txt: the file is empty" in broken.error
     fine = processed(assignment, "zh_source.txt")
     assert fine.status == Document.Status.DONE
 
@@ -150,3 +150,36 @@ def test_delete_removes_postings_and_refreshes_the_copier(assignment):
     suspicious.refresh_from_db()
     assert suspicious.similarity == 0.0
     assert not Match.objects.exists()
+
+
+def zip_of(files):
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_a_zip_batch_becomes_one_document_per_member_with_its_folder(assignment):
+    data = zip_of(
+        {
+            "class-a/alice.txt": "第一句。".encode(),
+            "class-b/bob.txt": "第二句。".encode(),
+            "tool.exe": b"MZ",
+        }
+    )
+    batch = services.document_upload_batch(collection=assignment, filename="b.zip", data=data)
+    assert sorted((d.folder, d.filename) for d in batch.documents) == [
+        ("class-a", "alice.txt"),
+        ("class-b", "bob.txt"),
+    ]
+    assert [path for path, _ in batch.skipped] == ["tool.exe"]
+
+
+def test_a_corrupt_zip_is_refused(assignment):
+    with pytest.raises(services.UploadError, match="corrupt"):
+        services.document_upload_batch(collection=assignment, filename="b.zip", data=b"PK junk")
+    assert not Document.objects.exists()

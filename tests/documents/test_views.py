@@ -73,7 +73,7 @@ def test_strangers_get_404(client, stranger, collection):
 def test_the_failure_reason_is_shown(browser, collection):
     document = processed(collection, "blank.txt", b" \n")
     page = browser.get(f"/documents/{document.id}/").content.decode()
-    assert "blank.txt is empty" in page
+    assert "blank.txt: the file is empty" in page
 
 
 def test_the_report_highlights_both_sides(browser, collection):
