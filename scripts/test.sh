@@ -39,8 +39,9 @@ run_pytest() {
     # shellcheck disable=SC2086  # PYTEST_ARGS is a user-given word list
     "$VENV/bin/python" -m pytest --durations=15 ${PYTEST_ARGS:-} "$@" 2>&1 |
         tee "$LOGDIR/pytest.log" || rc=$?
-    PYTEST_SUMMARY="$(grep -E '^=+ .*(passed|failed|error|no tests ran).* =+$' \
-        "$LOGDIR/pytest.log" | tail -n 1 | tr -d '=' | sed 's/^ *//; s/ *$//')"
+    # The final "N passed, M failed in Ts" line, with or without -q's missing ==== frame.
+    PYTEST_SUMMARY="$(grep -E '(passed|failed|errors?|skipped|no tests ran).* in [0-9.]+s' \
+        "$LOGDIR/pytest.log" | tail -n 1 | tr -d '=' | sed 's/^ *//; s/ *$//')" || true
     if [ "$rc" -eq 5 ]; then
         echo "pytest collected no tests" >&2
     fi
