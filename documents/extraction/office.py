@@ -18,7 +18,7 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from lxml import etree
 
-from .errors import CorruptFile, MismatchedFormat, UnsafeArchive
+from .errors import CorruptFile, MismatchedFormat, UnsafeArchive, size_text
 from .layout import paragraphs
 from .results import DEFAULT_LIMITS, Extracted, Limits
 
@@ -52,16 +52,27 @@ def extract_docx(data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> Extracted:
 
 
 def _open_package(data: bytes, limits: Limits) -> zipfile.ZipFile:
+    """The DOCX as a ZIP, checked for bomb sizes before anything is decompressed."""
     try:
         package = zipfile.ZipFile(io.BytesIO(data))
-        names = set(package.namelist())
-        package.testzip()  # reads every member: CRC errors of a truncated file surface here
+        infos = package.infolist()
     except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as error:
         raise CorruptFile(_CORRUPT) from error
-    if "word/document.xml" not in names:
+    if "word/document.xml" not in {info.filename for info in infos}:
         raise MismatchedFormat("file named .docx is a ZIP archive but not a Word document")
-    if sum(info.file_size for info in package.infolist()) > limits.max_uncompressed_bytes:
-        raise UnsafeArchive("DOCX expands to more than the uncompressed size limit")
+    expanded = sum(info.file_size for info in infos)
+    ratio = max(info.file_size / max(info.compress_size, 1) for info in infos)
+    if expanded > limits.max_uncompressed_bytes or ratio > limits.max_ratio:
+        raise UnsafeArchive(
+            f"DOCX expands to {size_text(expanded)} (ratio up to {ratio:.0f}:1): "
+            "over the safety limits (ZIP bomb?)"
+        )
+    try:
+        damaged = package.testzip()  # reads every member: CRC errors of a cut file surface here
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as error:
+        raise CorruptFile(_CORRUPT) from error
+    if damaged is not None:
+        raise CorruptFile(_CORRUPT)
     return package
 
 

@@ -9,7 +9,9 @@ import pytest
 from documents.extraction import (
     CorruptFile,
     EncryptedFile,
+    Limits,
     MismatchedFormat,
+    UnsafeArchive,
     UnsupportedFormat,
     extract,
 )
@@ -79,6 +81,11 @@ def test_a_docx_with_a_damaged_member_is_corrupt(make_docx):
     data[middle : middle + 200] = bytes(200)
     with pytest.raises(CorruptFile):
         extract("damaged.docx", bytes(data))
+
+
+def test_a_docx_bomb_is_refused_before_decompression(make_docx):
+    with pytest.raises(UnsafeArchive, match="ZIP bomb"):
+        extract("bomb.docx", make_docx(), limits=Limits(max_ratio=2))
 
 
 def test_a_zip_that_is_not_a_word_document_is_rejected(make_zip):
