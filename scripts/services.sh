@@ -26,13 +26,16 @@ pg_prepare_dirs() {
     chmod 755 "$VAR"
     touch "$LOGDIR/postgres.log"
     if [ "$IS_ROOT" -eq 1 ]; then
-        local dir="$VAR"
-        while [ "$dir" != "/" ]; do
+        # Top-down, since a directory is only reachable once all its parents are.
+        local dir="" part
+        local -a parts
+        IFS=/ read -r -a parts <<<"${VAR#/}"
+        for part in "${parts[@]}"; do
+            dir="$dir/$part"
             if ! runuser -u postgres -- test -x "$dir"; then
                 log "letting the postgres user traverse $dir (chmod o+x)"
                 chmod o+x "$dir"
             fi
-            dir="$(dirname "$dir")"
         done
         mkdir -p "$PGDATA"
         if [ "$(stat -c %U "$PGDATA")" != postgres ]; then chown -R postgres: "$PGDATA"; fi
