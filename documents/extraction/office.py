@@ -13,6 +13,7 @@ import zlib
 from collections.abc import Iterator
 
 import docx
+from docx.blkcntnr import BlockItemContainer
 from docx.opc.exceptions import PackageNotFoundError
 from docx.table import Table
 from docx.text.paragraph import Paragraph
@@ -76,7 +77,7 @@ def _open_package(data: bytes, limits: Limits) -> zipfile.ZipFile:
     return package
 
 
-def _blocks(container: docx.document.Document | docx.table._Cell) -> Iterator[str]:
+def _blocks(container: BlockItemContainer | docx.document.Document) -> Iterator[str]:
     """Paragraph texts and table cells (recursively) in body order."""
     for item in container.iter_inner_content():
         if isinstance(item, Paragraph):
