@@ -10,8 +10,10 @@
    one contiguous block, while two separate copies from one source that land close together in
    the query come from separate blocks.
 3. A cluster becomes a passage when it holds at least ``min_passage_sentences`` distinct copied
-   query sentences, or one copied sentence of at least ``min_single_chars`` characters (one long
-   verbatim sentence is a copy; one short shared phrase — a dateline, a slogan — is not).
+   query sentences, or fewer copied sentences spanning at least ``min_single_chars`` characters
+   whose length × mean score reaches ``min_single_mass`` (a whole sentence copied is a copy —
+   the shorter it is, the closer the match must be; one short shared phrase, a dateline or a
+   slogan, is not).
 4. Passages overlapping on both sides are merged; of passages still overlapping on the query
    side (text repeated in the source, e.g. reference lists), only the one with most copied
    sentences is kept — a query passage is copied from one place.
@@ -143,13 +145,15 @@ def _alignment(
     first_s = min(best, key=lambda p: (p.source, p.query))
     last_s = max(best, key=lambda p: (p.source, -p.query))
     start, end = query[first_q.query].start, query[last_q.query].end
-    if len(best) < config.min_passage_sentences and end - start < config.min_single_chars:
+    score = sum(p.score for p in best) / len(best)
+    if len(best) < config.min_passage_sentences and (
+        end - start < config.min_single_chars or (end - start) * score < config.min_single_mass
+    ):
         return None
 
     def span(pair: SentencePair) -> Span:
         return query[pair.query].start, query[pair.query].end
 
-    score = sum(p.score for p in best) / len(best)
     passage = Passage(
         document, start, end, source[first_s.source][0], source[last_s.source][1], score
     )

@@ -40,8 +40,11 @@ class DetectorConfig:
             continue a passage (reordering).
         max_source_gap: uncopied source sentences in a row tolerated inside one passage; a
             longer gap separates two copies from one source.
-        min_passage_sentences / min_single_chars: a passage needs this many copied sentences,
-            or one copied sentence at least this long.
+        min_passage_sentences / min_single_chars / min_single_mass: a passage needs this many
+            copied sentences, or fewer spanning at least ``min_single_chars`` characters whose
+            length × mean score is at least ``min_single_mass``.
+        join_chars: after word-level refinement (when both texts are known), passages that
+            continue each other in order on both sides within this many characters are joined.
     """
 
     chain_length: int = 2
@@ -49,8 +52,8 @@ class DetectorConfig:
     antecedents: int = 50
     hash_seed: str = "low-idf-sig-1"
     max_sentence_chars: int = 300
-    similarity: SimilarityMeasure = "overlap"
-    sentence_threshold: float = 0.5
+    similarity: SimilarityMeasure = "jaccard"
+    sentence_threshold: float = 0.3
     min_shared: int = 2
     max_df_fraction: float = 0.02
     max_df_floor: int = 50
@@ -58,7 +61,9 @@ class DetectorConfig:
     source_window: int = 6
     max_source_gap: int = 1
     min_passage_sentences: int = 2
-    min_single_chars: int = 80
+    join_chars: int = 250
+    min_single_chars: int = 25
+    min_single_mass: float = 20.0
 
     def __post_init__(self) -> None:
         if self.chain_length < 0 or self.chain_gap < 1 or self.antecedents < 0:

@@ -107,7 +107,13 @@ def compare(
     alignments = detect_alignments(analyze(text_a, config), index, config=config)
     if not alignments:
         return []
-    return refine_alignments(word_view(text_a), {0: word_view(text_b)}, alignments)
+    return refine_alignments(
+        word_view(text_a),
+        {0: word_view(text_b)},
+        alignments,
+        join_chars=config.join_chars,
+        min_chars=config.min_single_chars,
+    )
 
 
 def coverage(text_length: int, passages: Iterable[Passage]) -> float:

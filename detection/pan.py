@@ -84,13 +84,20 @@ def _refined(
     views: dict[int, WordView],
     source_dir: Path,
     sources: list[str],
+    config: DetectorConfig,
 ) -> list[Passage]:
     """Word-exact borders (:mod:`detection.refine`); source word views are cached."""
     if not alignments:
         return []
     for source in {a.passage.source for a in alignments} - views.keys():
         views[source] = word_view(read_text(source_dir / sources[source]))
-    return refine_alignments(word_view(text), views, alignments)
+    return refine_alignments(
+        word_view(text),
+        views,
+        alignments,
+        join_chars=config.join_chars,
+        min_chars=config.min_single_chars,
+    )
 
 
 def run_pan(
@@ -125,7 +132,7 @@ def run_pan(
         found = [
             a for a in detect_alignments(analysis, index, config=config) if a.passage.source in ids
         ]
-        passages = _refined(text, found, views, source_dir, sources)
+        passages = _refined(text, found, views, source_dir, sources, config)
         for name in its_sources:
             mine = [p for p in passages if p.source == source_ids[name]]
             target = out_dir / output_name(suspicious, name)

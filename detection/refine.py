@@ -30,7 +30,7 @@ from detection.model import Passage
 from detection.normalize import normalize
 from detection.words import token_spans
 
-__all__ = ["WordView", "word_view", "refine_alignments"]
+__all__ = ["WordView", "word_view", "refine_alignments", "join_adjacent"]
 
 _REACH = 120  # words an extension may walk past the sentence border
 _RESYNC = 2  # agreeing words needed after one differing word
@@ -140,14 +140,71 @@ def _refined(item: Alignment, query: WordView, source: WordView) -> Passage:
     return p
 
 
+def _follows(first: Passage, second: Passage, join_chars: int) -> bool:
+    """Whether ``second`` (starting no earlier) overlaps ``first`` on both sides, or continues
+    it in order on both sides within ``join_chars``."""
+    if first.source != second.source:
+        return False
+    overlap = second.start < first.end and (
+        second.source_start < first.source_end and first.source_start < second.source_end
+    )
+    in_order = (
+        second.start - first.end <= join_chars
+        and -join_chars <= second.source_start - first.source_end <= join_chars
+        and second.source_end >= first.source_end
+    )
+    return overlap or in_order
+
+
+def join_adjacent(passages: Sequence[Passage], join_chars: int) -> list[Passage]:
+    """Join passages that continue each other in order on both sides (one copy found in
+    pieces because a sentence between them was too noisy to match)."""
+    joined: list[Passage] = []
+    for passage in sorted(passages, key=lambda p: (p.source, p.start, p.end)):
+        last = joined[-1] if joined else None
+        if last is not None and _follows(last, passage, join_chars):
+            joined[-1] = replace(
+                last,
+                end=max(last.end, passage.end),
+                source_start=min(last.source_start, passage.source_start),
+                source_end=max(last.source_end, passage.source_end),
+                score=max(last.score, passage.score),
+            )
+        else:
+            joined.append(passage)
+    return sorted(joined, key=lambda p: (p.start, p.end, p.source, p.source_start))
+
+
+def _longest_per_region(passages: Sequence[Passage], min_chars: int) -> list[Passage]:
+    """Drop passages shorter than ``min_chars`` on a side, and of passages of one source
+    overlapping on the query side keep the longest (as :mod:`detection.align` does before)."""
+    kept: list[Passage] = []
+    ranked = sorted(passages, key=lambda p: (-(p.end - p.start), p.start))
+    for p in ranked:
+        if p.end - p.start < min_chars or p.source_end - p.source_start < min_chars:
+            continue
+        if all(
+            k.source != p.source or p.end <= k.start or k.end <= p.start for k in kept
+        ):
+            kept.append(p)
+    return sorted(kept, key=lambda p: (p.start, p.end, p.source, p.source_start))
+
+
 def refine_alignments(
-    query: WordView, sources: Mapping[int, WordView], alignments: Sequence[Alignment]
+    query: WordView,
+    sources: Mapping[int, WordView],
+    alignments: Sequence[Alignment],
+    *,
+    join_chars: int = 0,
+    min_chars: int = 0,
 ) -> list[Passage]:
-    """Passages with word-exact borders (a side stays unchanged where no anchor is found)."""
+    """Passages with word-exact borders (a side stays unchanged where no anchor is found),
+    joined where they continue each other within ``join_chars`` characters; refined
+    passages shorter than ``min_chars`` are dropped."""
     refined = [
         _refined(item, query, sources[item.passage.source])
         if item.passage.source in sources
         else item.passage
         for item in alignments
     ]
-    return sorted(refined, key=lambda p: (p.start, p.end, p.source, p.source_start))
+    return _longest_per_region(join_adjacent(refined, join_chars), min_chars)
