@@ -5,9 +5,17 @@ from __future__ import annotations
 import codecs
 
 import pytest
-from conftest import ZH, ZH_TRADITIONAL
 
 from documents.extraction import CorruptFile, ExtractionError, NoTextFound, extract
+
+ZH = (
+    "互联网中存在着大量的近似重复的网页，给搜索引擎带来了很多问题。\n"
+    "两个完全相同的网页的检测是比较容易的，然而在实际的情况中，几乎很少有完全相同的网页。\n"
+)
+ZH_TRADITIONAL = (
+    "互聯網中存在著大量的近似重複的網頁，給搜索引擎帶來了很多問題。\n"
+    "兩個完全相同的網頁的檢測是比較容易的，然而在實際的情況中，幾乎很少有完全相同的網頁。\n"
+)
 
 
 @pytest.mark.parametrize(
