@@ -9,7 +9,9 @@ Layout (created by migration 0002, see `documents/migrations/0002_posting_index.
   feature occurs. Kept in step with the postings on add/remove so the query can skip features
   too common to be evidence of copying (the detector passes `max_df`).
 
-Postings are loaded with COPY (binary) and looked up in ONE round trip per query document.
+Postings are loaded with COPY (binary) and looked up in ONE round trip per query document:
+the features surviving the df limit are picked from feature_df, then their postings from the
+partitions' feature index (see `postings`).
 The index is bound to one `model_version`: features of different models are not comparable,
 so adding an analysis of another version raises and lookups only return documents of its own.
 """
@@ -127,24 +129,32 @@ class PostgresSentenceIndex:
     # --- the SentenceIndex protocol -----------------------------------------------------
 
     def postings(self, features: Collection[int], *, max_df: int | None) -> list[Posting]:
-        """All postings of `features` with document frequency <= max_df, in one query."""
+        """All postings of `features` with document frequency <= max_df, in one query.
+
+        The df table is read first (an InitPlan building the array of kept features) and only
+        then the posting index: joining posting to feature_df directly lets the planner
+        estimate the query from the most common features and choose a sequential scan of
+        every partition (measured: 1.4 s against 49 ms per query on 2.7M postings).
+        """
         wanted = sorted(set(features))
         if not wanted:
             return []
-        sql = [f"SELECT p.feature, p.document_id, p.sentence, p.size FROM {POSTING_TABLE} p"]
-        params: list[object] = []
-        if max_df is not None:
-            sql.append(f"JOIN {DF_TABLE} f USING (feature)")
-        sql.append("WHERE p.feature = ANY(%s::bigint[])")
-        params.append(wanted)
-        if max_df is not None:
-            sql.append("AND f.df <= %s")
-            params.append(max_df)
+        if max_df is None:
+            sql = ["WHERE p.feature = ANY(%s::bigint[])"]
+            params: list[object] = [wanted]
+        else:
+            sql = [
+                f"WHERE p.feature = ANY(ARRAY(SELECT f.feature FROM {DF_TABLE} f"
+                " WHERE f.feature = ANY(%s::bigint[]) AND f.df <= %s))"
+            ]
+            params = [wanted, max_df]
         scope_sql, scope_params = self._scope_filter()
-        sql.append(scope_sql)
-        params.extend(scope_params)
+        query = (
+            f"SELECT p.feature, p.document_id, p.sentence, p.size FROM {POSTING_TABLE} p "
+            + " ".join([*sql, scope_sql])
+        )
         with connections[self.using].cursor() as cursor:
-            cursor.execute(" ".join(sql), params)
+            cursor.execute(query, [*params, *scope_params])
             return [Posting(f, d, s, z) for f, d, s, z in cursor.fetchall()]
 
     def document_count(self) -> int:
@@ -182,8 +192,8 @@ class PostgresSentenceIndex:
         """SQL restricting postings to same-version documents (of the scope, if any)."""
         if self._requested_scope is None:
             return (
-                "AND p.document_id IN (SELECT id FROM documents_document"
-                " WHERE indexed AND model_version = %s)",
+                "AND EXISTS (SELECT 1 FROM documents_document d"
+                " WHERE d.id = p.document_id AND d.indexed AND d.model_version = %s)",
                 [self.model_version],
             )
         if self._scope is None:
@@ -238,6 +248,13 @@ class PostgresSentenceIndex:
         if not decrements:
             return
         features = [feature for feature, _ in decrements]
+        # Lock the rows in feature order first (as the sorted upsert does): no deadlock with
+        # a concurrent add or remove touching the same features.
+        cursor.execute(  # type: ignore[attr-defined]
+            f"SELECT feature FROM {DF_TABLE} WHERE feature = ANY(%s::bigint[])"
+            " ORDER BY feature FOR UPDATE",
+            [features],
+        )
         cursor.execute(  # type: ignore[attr-defined]
             f"""
             UPDATE {DF_TABLE} AS f SET df = f.df - t.n
