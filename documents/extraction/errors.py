@@ -45,7 +45,8 @@ class NoTextFound(ExtractionError):
 
 
 class UnsafeArchive(ExtractionError):
-    """The archive as a whole breaks a safety limit (ZIP bomb, too many members)."""
+    """A compressed container breaks a safety limit: a ZIP batch (bomb, too many members), a
+    DOCX package or a PDF stream that expands far beyond its size."""
 
 
 def size_text(size: int) -> str:

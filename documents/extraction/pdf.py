@@ -11,9 +11,15 @@ import io
 import logging
 
 from pypdf import PdfReader
-from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, PyPdfError
+from pypdf.errors import (
+    DependencyError,
+    FileNotDecryptedError,
+    LimitReachedError,
+    PdfReadError,
+    PyPdfError,
+)
 
-from .errors import CorruptFile, EncryptedFile, NoTextFound
+from .errors import CorruptFile, EncryptedFile, NoTextFound, UnsafeArchive
 from .layout import join_cjk_gaps, reflow_wrapped_lines, tidy
 from .results import Extracted
 
@@ -47,6 +53,11 @@ def extract_pdf(data: bytes) -> Extracted:
         raise
     except (FileNotDecryptedError, DependencyError) as error:
         raise EncryptedFile(_ENCRYPTED) from error
+    except LimitReachedError as error:
+        # pypdf caps every decompressed stream (75 MB): a few KB that expand past it are a bomb.
+        raise UnsafeArchive(
+            "PDF content expands beyond the safety limit when decompressed (decompression bomb?)"
+        ) from error
     except _DAMAGE as error:
         raise CorruptFile("file is corrupt or truncated (the PDF could not be parsed)") from error
     return _result(pages, title)

@@ -15,6 +15,7 @@ from documents.extraction.evaluation import (
     lcs_length,
     lcs_overlap,
     site_of,
+    strip_site_boilerplate,
     summarise,
 )
 
@@ -62,6 +63,16 @@ def test_site_of_reads_the_page_url():
     assert site_of(b'<text id="http://news.sina.com.cn/a.html" title="">') == "sina.com.cn"
     assert site_of(b'<link rel="canonical" href="https://business.sohu.com/x">') == "sohu.com"
     assert site_of(b"<html>") is None
+
+
+def test_site_boilerplate_is_learned_per_site_only():
+    template = "版权所有 本站"
+    bodies = ["春天来了", "夏天很热", "秋天落叶"]
+    pages = [("a.com", f"{body}\n{template}") for body in bodies]
+    pages.append(("b.com", f"别站\n{template}"))
+    stripped = strip_site_boilerplate(pages, min_share=0.5, min_docs=3)
+    assert stripped[:3] == bodies
+    assert stripped[3] == f"别站\n{template}"  # b.com has too few pages to learn from
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import zlib
 
 import pytest
 
@@ -11,6 +12,7 @@ from documents.extraction import (
     EncryptedFile,
     MismatchedFormat,
     NoTextFound,
+    UnsafeArchive,
     extract,
 )
 
@@ -90,3 +92,38 @@ def test_a_pdf_with_garbage_inside_is_corrupt(make_pdf):
 def test_a_pdf_that_is_really_text_is_rejected():
     with pytest.raises(MismatchedFormat, match=r"not a real \.pdf file: its content is plain text"):
         extract("notes.pdf", "这其实是纯文本。".encode())
+
+
+def pdf_with_content_stream(content: bytes) -> bytes:
+    """A one-page PDF written by hand around one Flate-compressed content stream."""
+    stream = zlib.compress(content, 9)
+    font = b"/Resources<</Font<</F1<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>>>>>"
+    objects = [
+        b"<</Type/Catalog/Pages 2 0 R>>",
+        b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+        b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R" + font + b">>",
+        b"<</Length %d/Filter/FlateDecode>>stream\n" % len(stream) + stream + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<</Root 1 0 R/Size %d>>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def test_a_hand_written_pdf_is_read():
+    data = pdf_with_content_stream(b"BT /F1 12 Tf 72 720 Td (Hello PDF) Tj ET")
+    assert extract("tiny.pdf", data).text == "Hello PDF"
+
+
+def test_a_pdf_stream_bomb_is_refused():
+    # ~100 KB on disk, 100 MB once decompressed: above pypdf's per-stream cap.
+    data = pdf_with_content_stream(b"BT /F1 12 Tf 72 720 Td (x) Tj ET" + b" " * 100_000_000)
+    assert len(data) < 200_000
+    with pytest.raises(UnsafeArchive, match="decompression bomb"):
+        extract("bomb.pdf", data)
