@@ -113,7 +113,7 @@ class DDW:
 
     def _codes(self, text: str) -> tuple[int, ...]:
         cfg = self.config
-        content = self._templates.strip(fold(text))
+        content = fold(self._templates.strip(text))
         codes = sentence_codes(content, cfg.delimiters, cfg.k, cfg.min_sentence)
         return tuple(hash64(c, cfg.seed) for c in codes)
 
@@ -123,11 +123,11 @@ class DDW:
         return frozenset(hash64(" ".join(map(str, run)), self.config.seed) for run in runs)
 
     def fit(self, texts: Iterable[str]) -> None:
-        folded = [fold(t) for t in texts]
+        raw = list(texts)
         if self.config.strip_templates:
-            self._templates.fit(folded)
+            self._templates.fit(raw)
         # Code runs on too many pages are template leftovers: no use as candidate buckets.
-        sets = [self._buckets(self._codes(t)) for t in folded]
+        sets = [self._buckets(self._codes(t)) for t in raw]
         cfg = self.config.templates
         self._noise = noise_features(sets, min_df=cfg.min_df, df_ratio=cfg.df_ratio)
 

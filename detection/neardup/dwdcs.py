@@ -138,11 +138,11 @@ class DWDCS:
 
     def fit(self, texts: Iterable[str]) -> None:
         if self.config.strip_templates:
-            self._templates.fit(fold(t) for t in texts)
+            self._templates.fit(texts)
 
     def concepts(self, text: str) -> list[str]:
         """The document's concept sequence (function words and numbers dropped)."""
-        tokens = words(self._templates.strip(fold(text)))
+        tokens = words(fold(self._templates.strip(text)))
         kept = [w for w in tokens if not w.isdigit() and zipf(w) < self.config.stopword_zipf]
         return [self._mapper.concept(w) for w in kept]
 

@@ -71,13 +71,13 @@ class IMatch:
 
     def fit(self, texts: Iterable[str]) -> None:
         if self.config.strip_templates:
-            self._templates.fit(fold(t) for t in texts)
+            self._templates.fit(texts)
 
     def signature(self, text: str) -> int:
         cfg = self.config
         terms = {
             w
-            for w in words(self._templates.strip(fold(text)))
+            for w in words(fold(self._templates.strip(text)))
             if cfg.min_zipf <= zipf(w) < cfg.max_zipf
         }
         return hash64("\x1f".join(sorted(terms)), cfg.seed)

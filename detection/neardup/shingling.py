@@ -72,11 +72,11 @@ class Shingling:
 
     def fit(self, texts: Iterable[str]) -> None:
         if self.config.strip_templates:
-            self._templates.fit(fold(t) for t in texts)
+            self._templates.fit(texts)
 
     def signature(self, text: str) -> ShingleSig:
         cfg = self.config
-        grams = shingles(words(self._templates.strip(fold(text))), cfg.k)
+        grams = shingles(words(fold(self._templates.strip(text))), cfg.k)
         minhash = MinHash(num_perm=cfg.num_perm, seed=cfg.seed)
         minhash.update_batch([g.encode("utf-8") for g in sorted(grams)])
         return ShingleSig(minhash, len(grams))

@@ -66,10 +66,10 @@ class SimHash:
 
     def fit(self, texts: Iterable[str]) -> None:
         if self.config.strip_templates:
-            self._templates.fit(fold(t) for t in texts)
+            self._templates.fit(texts)
 
     def signature(self, text: str) -> int:
-        content = self._templates.strip(fold(text))
+        content = fold(self._templates.strip(text))
         return simhash(ngrams(words(content), self.config.ngram), self.config.seed)
 
     def relation(self, a: int, b: int) -> Relation:

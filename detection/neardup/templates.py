@@ -30,13 +30,13 @@ class TemplateConfig:
 
 @dataclass(slots=True)
 class TemplateFilter:
-    """Learns recurring lines from a collection; strips them from folded texts."""
+    """Learns recurring lines from a raw collection; strips them from raw texts."""
 
     config: TemplateConfig = field(default_factory=TemplateConfig)
     _template: frozenset[str] = frozenset()
 
-    def fit(self, folded_texts: Iterable[str]) -> None:
-        texts = list(folded_texts)
+    def fit(self, texts: Iterable[str]) -> None:
+        texts = list(texts)
         df = count_lines(texts)
         limit = max(self.config.min_df, self.config.df_ratio * len(texts))
         self._template = frozenset(key for key, n in df.items() if n >= limit)
@@ -45,7 +45,7 @@ class TemplateFilter:
     def template_lines(self) -> frozenset[str]:
         return self._template
 
-    def strip(self, folded_text: str) -> str:
-        """``folded_text`` without its template lines (whole text if nothing would remain)."""
-        kept = [line for line in lines(folded_text) if line_key(line) not in self._template]
-        return "\n".join(kept) if kept else folded_text
+    def strip(self, text: str) -> str:
+        """Raw ``text`` without its template lines (whole text if nothing would remain)."""
+        kept = [line for line in lines(text) if line_key(line) not in self._template]
+        return "\n".join(kept) if kept else text

@@ -31,13 +31,17 @@ def words(text: str) -> list[str]:
 
 
 def lines(text: str) -> list[str]:
-    """Non-empty stripped lines of folded ``text``."""
-    return [line.strip() for line in text.split("\n") if line.strip()]
+    """Non-empty stripped lines of a raw (not yet folded) ``text``.
+
+    Lines are cut before normalisation: ``normalize`` joins the lines of Latin text into one
+    (only Chinese keeps its line breaks), and a template is made of lines in every script.
+    """
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def line_key(line: str) -> str:
-    """A line with digit runs masked: dates and counters in a site's header do not count."""
-    return _DIGITS.sub("0", line)
+    """A raw line folded, with digit runs masked: dates and counters in a header do not count."""
+    return _DIGITS.sub("0", fold(line))
 
 
 def is_han(word: str) -> bool:
@@ -45,7 +49,7 @@ def is_han(word: str) -> bool:
 
 
 def count_lines(texts: Iterable[str]) -> dict[str, int]:
-    """Document frequency of :func:`line_key` over folded ``texts``."""
+    """Document frequency of :func:`line_key` over raw ``texts``."""
     df: dict[str, int] = {}
     for text in texts:
         for key in {line_key(line) for line in lines(text)}:
