@@ -1,0 +1,167 @@
+"""Benchmark archives made of REAL prose: the dev data and deterministic recombinations of it.
+
+The dev data (`<repo>/../shared/data`) holds about 11 MB of English and Chinese text, far less
+than a 100k-document archive.  Larger archives are made by recombining *runs of consecutive
+sentences* of real documents: variant `i` starts from base document `i mod B` and replaces
+runs by runs of other documents of the same language, chosen by a keyed blake2b hash of
+`(i, slot)` (never Python's `hash()`, so every process and every run builds the same archive).
+No character is invented; runs are joined by paragraph breaks, which always end a sentence.
+
+Because sentence features are sentence-local (seed 003: Low-IDF-Sig chains never cross a
+sentence), a variant's analysis can be *composed* from the base analyses (sentence records
+shifted to the variant's offsets).  `composed_agreement` checks this against a real `analyze()`
+of the variant text; the bench reports that agreement next to the figures that rely on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from detection import DocumentAnalysis, SentenceRecord
+
+# Sub-folders of the dev data that hold prose (the HTML originals and truth files are skipped).
+PROSE_DIRS = (
+    "pan13-verbatim-dev/src",
+    "pan13-verbatim-dev/susp",
+    "zh-reuse-dev/src",
+    "zh-reuse-dev/susp",
+    "zh-reprints-dev/docs",
+    "zh-web-extraction/cleaned",
+)
+RUN_SENTENCES = (3, 8)  # a recombined run holds this many consecutive sentences (inclusive)
+JOIN = "\n\n"  # a blank line: a paragraph break, which always ends a sentence
+
+
+@dataclass(frozen=True)
+class BaseDocument:
+    """A real document of the dev data with its (real) analysis."""
+
+    path: str
+    text: str
+    analysis: DocumentAnalysis
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A benchmark document: its text and the analysis composed from the base analyses."""
+
+    text: str
+    analysis: DocumentAnalysis
+
+
+def default_data_dir() -> Path:
+    """`<repo>/../shared/data`, where the team keeps the dev data."""
+    return Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def read_prose(data_dir: Path) -> list[tuple[str, str]]:
+    """(relative path, text) of every prose file, sorted by path, exact duplicates dropped."""
+    seen: set[str] = set()
+    found: list[tuple[str, str]] = []
+    for sub in PROSE_DIRS:
+        for path in sorted((data_dir / sub).glob("*.txt")):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            digest = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+            if text.strip() and digest not in seen:
+                seen.add(digest)
+                found.append((str(path.relative_to(data_dir)), text))
+    if not found:
+        raise FileNotFoundError(f"no prose (*.txt) under {data_dir}; pass --data-dir")
+    return found
+
+
+def document_id(variant: int) -> int:
+    """The Document id of variant `variant` in the benchmark database (ids start at 1)."""
+    return variant + 1
+
+
+def keyed(*parts: int) -> int:
+    """A stable pseudo-random 64-bit number for `parts` (same in every process and run)."""
+    data = b",".join(str(p).encode() for p in parts)
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8, key=b"bench").digest(), "big")
+
+
+class Recombiner:
+    """Builds variant `i` of the archive from the base documents (see the module docstring)."""
+
+    def __init__(self, bases: Sequence[BaseDocument]) -> None:
+        usable = [b for b in bases if b.analysis.sentences]
+        if not usable:
+            raise ValueError("no base document has a sentence with features")
+        self.bases = usable
+        self._by_language: dict[str, list[int]] = {}
+        for number, base in enumerate(usable):
+            self._by_language.setdefault(_family(base.analysis.language), []).append(number)
+
+    def variant(self, i: int, *, target_chars: int | None = None) -> Variant:
+        """Variant `i`; `i < len(bases)` is the base document itself (unchanged)."""
+        base_number = i % len(self.bases)
+        base = self.bases[base_number]
+        if i < len(self.bases) and target_chars is None:
+            return Variant(base.text, base.analysis)
+        target = target_chars or len(base.text)
+        donors = self._by_language[_family(base.analysis.language)]
+        runs: list[tuple[BaseDocument, int, int]] = []
+        length, slot = 0, 0
+        while length < target:
+            # Even slots come from the base (at a shifting place), odd ones from a donor.
+            source = base if slot % 2 == 0 else self.bases[donors[keyed(i, slot) % len(donors)]]
+            first, last = _run(source, keyed(i, slot, 1))
+            runs.append((source, first, last))
+            length += _run_chars(source, first, last) + len(JOIN)
+            slot += 1
+        return compose(runs)
+
+
+def compose(runs: Sequence[tuple[BaseDocument, int, int]]) -> Variant:
+    """Text = the runs' text joined by paragraph breaks; analysis = their records, shifted."""
+    pieces: list[str] = []
+    records: list[SentenceRecord] = []
+    offset = 0
+    for source, first, last in runs:
+        sentences = source.analysis.sentences[first : last + 1]
+        start, end = sentences[0].start, sentences[-1].end
+        piece = source.text[start:end]
+        for s in sentences:
+            shifted = SentenceRecord(
+                len(records), offset + s.start - start, offset + s.end - start, s.features
+            )
+            records.append(shifted)
+        pieces.append(piece)
+        offset += len(piece) + len(JOIN)
+    language = runs[0][0].analysis.language
+    version = runs[0][0].analysis.model_version
+    return Variant(JOIN.join(pieces), DocumentAnalysis(language, version, tuple(records)))
+
+
+def variants(recombiner: Recombiner, ids: Sequence[int]) -> Iterator[tuple[int, Variant]]:
+    for i in ids:
+        yield i, recombiner.variant(i)
+
+
+def composed_agreement(composed: DocumentAnalysis, real: DocumentAnalysis) -> float:
+    """Share of the real analysis' features (as (sentence, feature)) the composed one has."""
+    want = {(s.start, s.end, f) for s in real.sentences for f in s.features}
+    have = {(s.start, s.end, f) for s in composed.sentences for f in s.features}
+    return 1.0 if not want else len(want & have) / len(want)
+
+
+def _family(language: str) -> str:
+    return "zh" if language in ("zh", "mixed") else "en"
+
+
+def _run(source: BaseDocument, key: int) -> tuple[int, int]:
+    """A run of RUN_SENTENCES consecutive sentences of `source`, placed by `key`."""
+    count = len(source.analysis.sentences)
+    low, high = RUN_SENTENCES
+    size = min(count, low + key % (high - low + 1))
+    first = (key >> 8) % (count - size + 1)
+    return first, first + size - 1
+
+
+def _run_chars(source: BaseDocument, first: int, last: int) -> int:
+    sentences = source.analysis.sentences
+    return sentences[last].end - sentences[first].start

@@ -1,0 +1,120 @@
+"""A separate benchmark database on the same PostgreSQL server (the dev data is never touched).
+
+`bench_database_open` drops and recreates the database (default `copydetect_bench`), registers
+it as the Django connection alias `bench` and runs the migrations there, so the benchmark
+measures the real schema of `documents/migrations/`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.core.management import call_command
+from django.db import connections
+
+from detection import DocumentAnalysis
+
+ALIAS = "bench"
+
+
+def bench_database_open(name: str) -> str:
+    """(Re)create database `name`, register it as alias `bench`, migrate; returns the alias."""
+    if not name.replace("_", "").isalnum() or name == connections["default"].settings_dict["NAME"]:
+        raise ValueError(f"refusing to use {name!r} as the benchmark database")
+    connections.close_all()
+    with connections["default"].cursor() as cursor:
+        cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        cursor.execute(f'CREATE DATABASE "{name}"')
+    connections.databases[ALIAS] = {**connections.databases["default"], "NAME": name}
+    call_command("migrate", database=ALIAS, verbosity=0, interactive=False)
+    return ALIAS
+
+
+def bench_database_drop(name: str) -> None:
+    """Forget alias `bench` and drop database `name` (tests clean up after themselves)."""
+    if ALIAS in connections.databases:
+        connections[ALIAS].close()
+        del connections.databases[ALIAS]
+    with connections["default"].cursor() as cursor:
+        cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def bench_collection(alias: str) -> int:
+    """The archive collection (and its owner) the benchmark documents belong to."""
+    from django.contrib.auth import get_user_model
+
+    from documents.models import Collection
+
+    owner = get_user_model().objects.using(alias).create(username="bench")
+    return Collection.objects.using(alias).create(owner=owner, name="bench", kind="archive").id
+
+
+def documents_load(
+    alias: str, collection_id: int, items: Sequence[tuple[int, str, DocumentAnalysis]]
+) -> None:
+    """Document rows (with their text) and Sentence rows via COPY; ids are the given ones.
+
+    Postings are NOT written here: that is `PostgresSentenceIndex.add_many`, the code under test.
+    """
+    with connections[alias].cursor() as cursor:
+        with cursor.copy(
+            "COPY documents_document (id, original, filename, folder, size, checksum, text,"
+            " language, status, error, progress, model_version, indexed, collection_id,"
+            " created_at, updated_at) FROM STDIN"
+        ) as copy:
+            for document_id, text, analysis in items:
+                copy.write_row(
+                    (document_id, "", f"bench-{document_id}.txt", "", len(text.encode()),
+                     "0" * 64, text, analysis.language, "done", "", 100,
+                     analysis.model_version, False, collection_id, "now", "now")
+                )  # fmt: skip
+        with cursor.copy(
+            'COPY documents_sentence (document_id, number, start, "end") FROM STDIN'
+        ) as copy:
+            for document_id, _, analysis in items:
+                for s in analysis.sentences:
+                    copy.write_row((document_id, s.index, s.start, s.end))
+
+
+def sequences_reset(alias: str) -> None:
+    """Move the id sequence past the explicit ids the loader used."""
+    with connections[alias].cursor() as cursor:
+        cursor.execute(
+            "SELECT setval(pg_get_serial_sequence('documents_document', 'id'),"
+            " (SELECT coalesce(max(id), 1) FROM documents_document))"
+        )
+
+
+def relation_bytes(alias: str, parent: str) -> int:
+    """pg_total_relation_size (heap + indexes + TOAST) of `parent` and all its partitions."""
+    with connections[alias].cursor() as cursor:
+        # pg_partition_tree is empty for a plain table: then the table's own size.
+        cursor.execute(
+            "SELECT coalesce((SELECT sum(pg_total_relation_size(relid))"
+            " FROM pg_partition_tree(%s::regclass) WHERE isleaf),"
+            " pg_total_relation_size(%s::regclass))",
+            [parent, parent],
+        )
+        return int(cursor.fetchone()[0])
+
+
+def scalar(alias: str, sql: str, params: Sequence[object] = ()) -> object:
+    with connections[alias].cursor() as cursor:
+        cursor.execute(sql, list(params))
+        return cursor.fetchone()[0]
+
+
+def explain(alias: str, sql: str, params: Sequence[object]) -> list[str]:
+    """EXPLAIN (ANALYZE, BUFFERS) lines of a query, to show which plan lookups really get."""
+    with connections[alias].cursor() as cursor:
+        cursor.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql, list(params))
+        return [_shorten(row[0]) for row in cursor.fetchall()]
+
+
+def _shorten(line: str, keep: int = 60) -> str:
+    """A plan line with long array literals cut (the query's features are not news)."""
+    start = line.find("'{")
+    end = line.find("}'", start)
+    if start < 0 or end - start <= keep:
+        return line
+    return line[: start + keep] + "...}'" + _shorten(line[end + 2 :], keep)

@@ -1,0 +1,134 @@
+"""Analysis and ingestion in worker processes (both cores), with per-process figures.
+
+Workers are forked after the parent closed its database connections, so each opens its own.
+`ingest_worker` measures, on the SAME texts in the same process: the tokenizer alone
+(`detection.words.token_spans`, the tokenizer `analyze()` runs) and the end-to-end ingest
+(`analyze` + Document/Sentence rows + `PostgresSentenceIndex.add_many`: COPY of postings and the
+document-frequency upsert), committed per batch as the app would.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import resource
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+from django.db import connections, transaction
+
+from benchmarks.corpus import Recombiner, document_id
+from benchmarks.database import documents_load
+from detection import DocumentAnalysis, analyze
+from detection.words import token_spans
+from documents.pg_index import PostgresSentenceIndex
+
+# Set by the parent before forking; the children inherit it (fork start method).
+_RECOMBINER: Recombiner | None = None
+
+
+@dataclass(frozen=True)
+class WorkerFigures:
+    """What one worker process measured on its share of the documents."""
+
+    documents: int
+    megabytes: float  # UTF-8 size of the texts, MB = 10^6 bytes
+    postings: int
+    tokenize_seconds: float
+    analyze_seconds: float
+    database_seconds: float
+    max_rss_mb: float
+
+
+def analyze_texts(texts: Sequence[str], processes: int) -> list[DocumentAnalysis]:
+    """`analyze` over a pool of `processes` forked workers (order kept)."""
+    connections.close_all()
+    context = multiprocessing.get_context("fork")
+    with context.Pool(processes) as pool:
+        return pool.map(analyze, texts, chunksize=16)
+
+
+def ingest_parallel(
+    recombiner: Recombiner,
+    *,
+    alias: str,
+    collection_id: int,
+    ids: Sequence[int],
+    processes: int,
+    batch: int,
+) -> list[WorkerFigures]:
+    """Ingest variants `ids` in `processes` workers (interleaved shares); figures per worker."""
+    global _RECOMBINER
+    _RECOMBINER = recombiner
+    connections.close_all()
+    shares = [
+        (list(ids[rank::processes]), alias, collection_id, batch) for rank in range(processes)
+    ]
+    context = multiprocessing.get_context("fork")
+    with context.Pool(processes) as pool:
+        return pool.starmap(ingest_worker, shares)
+
+
+def ingest_worker(ids: list[int], alias: str, collection_id: int, batch: int) -> WorkerFigures:
+    """Tokenize-only pass, then the real ingest pass, over the same texts (in this process)."""
+    assert _RECOMBINER is not None, "ingest_parallel sets the recombiner before forking"
+    texts = [_RECOMBINER.variant(i).text for i in ids]
+    token_spans(texts[0][:200])  # load the segmenter's dictionary outside the timings
+    analyze(texts[0][:200])
+    started = time.perf_counter()
+    for text in texts:
+        token_spans(text)
+    tokenize_seconds = time.perf_counter() - started
+    index = PostgresSentenceIndex(model_version=analyze("a").model_version, using=alias)
+    analyze_seconds = database_seconds = 0.0
+    postings = 0
+    for at in range(0, len(ids), batch):
+        started = time.perf_counter()
+        share = zip(ids[at : at + batch], texts[at : at + batch], strict=True)
+        chunk = [(document_id(i), t, analyze(t)) for i, t in share]
+        analyzed = time.perf_counter()
+        with transaction.atomic(using=alias):
+            documents_load(alias, collection_id, chunk)
+            postings += index.add_many([(i, a) for i, _, a in chunk])
+        database_seconds += time.perf_counter() - analyzed
+        analyze_seconds += analyzed - started
+    connections.close_all()
+    return WorkerFigures(
+        documents=len(ids),
+        megabytes=sum(len(t.encode()) for t in texts) / 1e6,
+        postings=postings,
+        tokenize_seconds=tokenize_seconds,
+        analyze_seconds=analyze_seconds,
+        database_seconds=database_seconds,
+        max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    )
+
+
+def ingest_summary(workers: Sequence[WorkerFigures], wall_seconds: float) -> dict[str, object]:
+    """Per-process throughputs (mean over workers) and the ingest/tokenizer ratio."""
+
+    def per_process(seconds: str) -> float:
+        return sum(w.megabytes / getattr(w, seconds) for w in workers) / len(workers)
+
+    ingest = [w.megabytes / (w.analyze_seconds + w.database_seconds) for w in workers]
+    docs = [w.documents / (w.analyze_seconds + w.database_seconds) for w in workers]
+    tokenizer = per_process("tokenize_seconds")
+    mean_ingest = sum(ingest) / len(ingest)
+    return {
+        "processes": len(workers),
+        "documents": sum(w.documents for w in workers),
+        "megabytes": round(sum(w.megabytes for w in workers), 3),
+        "postings": sum(w.postings for w in workers),
+        "wall_seconds": round(wall_seconds, 2),
+        "ingest_mb_per_s_per_process": round(mean_ingest, 3),
+        "ingest_docs_per_s_per_process": round(sum(docs) / len(docs), 1),
+        "analyze_only_mb_per_s_per_process": round(per_process("analyze_seconds"), 3),
+        "tokenizer_mb_per_s_per_process": round(tokenizer, 3),
+        "ingest_to_tokenizer_ratio": round(mean_ingest / tokenizer, 3),
+        "database_share_of_ingest_time": round(
+            sum(w.database_seconds for w in workers)
+            / sum(w.analyze_seconds + w.database_seconds for w in workers),
+            3,
+        ),
+        "workers": [asdict(w) for w in workers],
+    }

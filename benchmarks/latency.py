@@ -1,0 +1,142 @@
+"""Bulk archive loading with composed analyses, and check latency against the archive.
+
+`archive_grow` loads variants through the code under test (`PostgresSentenceIndex.add_many`)
+and times its COPY separately (the private `_copy_postings` is wrapped, not replaced).
+`check_latency` times, per query document, the index lookup alone (`postings()` for all the
+query's features, one round trip, with the detector's df limit) and the full check
+(`detection.detect`: lookup, candidate pairs, scoring, sequence matching and `spans()`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from benchmarks.corpus import Recombiner, document_id
+from benchmarks.database import documents_load
+from detection import DEFAULT_CONFIG, DocumentAnalysis, detect
+from documents.pg_index import PostgresSentenceIndex
+
+
+@dataclass
+class LoadClock:
+    """Seconds spent in the whole `add_many` calls, in their COPY, and in ANALYZE."""
+
+    add_many: float = 0.0
+    copy: float = 0.0
+    analyze: float = 0.0
+    rows_and_sentences: float = 0.0
+    postings: int = 0
+    documents: int = 0
+    batches: list[float] = field(default_factory=list)
+
+
+def timed_index(alias: str, model_version: str, clock: LoadClock) -> PostgresSentenceIndex:
+    """An index whose COPY and ANALYZE report their time to `clock`."""
+    index = PostgresSentenceIndex(model_version=model_version, using=alias)
+    index._copy_postings = _timer(index._copy_postings, clock, "copy")  # type: ignore[method-assign]
+    index.analyze = _timer(index.analyze, clock, "analyze")  # type: ignore[method-assign]
+    return index
+
+
+def _timer(function: Callable, clock: LoadClock, name: str) -> Callable:
+    def wrapped(*args: object, **kwargs: object) -> object:
+        started = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            setattr(clock, name, getattr(clock, name) + time.perf_counter() - started)
+
+    return wrapped
+
+
+def archive_grow(
+    recombiner: Recombiner,
+    index: PostgresSentenceIndex,
+    clock: LoadClock,
+    *,
+    collection_id: int,
+    ids: Sequence[int],
+    batch: int,
+    store_text: bool,
+) -> None:
+    """Load variants `ids` (composed analyses) in committed batches of `batch` documents.
+
+    `store_text=False` leaves Document.text empty (detection never reads it; saves disk).
+    """
+    alias = index.using
+    for at in range(0, len(ids), batch):
+        chunk = [
+            (document_id(i), v.text if store_text else "", v.analysis)
+            for i, v in _variants(recombiner, ids[at : at + batch])
+        ]
+        with transaction.atomic(using=alias):
+            started = time.perf_counter()
+            documents_load(alias, collection_id, chunk)
+            loaded = time.perf_counter()
+            written = index.add_many([(i, a) for i, _, a in chunk])
+            done = time.perf_counter()
+        clock.rows_and_sentences += loaded - started
+        clock.add_many += done - loaded
+        clock.batches.append(done - loaded)
+        clock.postings += written
+        clock.documents += len(chunk)
+
+
+def _variants(recombiner: Recombiner, ids: Sequence[int]) -> list[tuple[int, object]]:
+    return [(i, recombiner.variant(i)) for i in ids]
+
+
+@dataclass(frozen=True)
+class Latency:
+    lookup_ms: list[float]
+    check_ms: list[float]
+    postings_returned: list[int]
+    passages: list[int]
+
+
+def check_latency(
+    index: PostgresSentenceIndex, queries: Sequence[DocumentAnalysis], *, rounds: int = 1
+) -> Latency:
+    """Lookup-only and full-check wall time per query (the first query is run once untimed)."""
+    max_df = DEFAULT_CONFIG.max_df(index.document_count())
+    detect(queries[0], index)  # warm connection, plan cache and shared buffers for the shape
+    lookup, check, returned, passages = [], [], [], []
+    for _ in range(rounds):
+        for analysis in queries:
+            features = {f for s in analysis.sentences for f in s.features}
+            started = time.perf_counter()
+            found = index.postings(features, max_df=max_df)
+            lookup.append((time.perf_counter() - started) * 1000)
+            returned.append(len(found))
+            started = time.perf_counter()
+            passages.append(len(detect(analysis, index)))
+            check.append((time.perf_counter() - started) * 1000)
+    return Latency(lookup, check, returned, passages)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (no interpolation: a value that was really measured)."""
+    ordered = sorted(values)
+    rank = min(len(ordered), max(1, math.ceil(q * len(ordered))))
+    return ordered[rank - 1]
+
+
+def latency_summary(latency: Latency) -> dict[str, float]:
+    def ms(values: Sequence[float], q: float) -> float:
+        return round(percentile(values, q), 2)
+
+    return {
+        "queries": len(latency.lookup_ms),
+        "lookup_p50_ms": ms(latency.lookup_ms, 0.5),
+        "lookup_p95_ms": ms(latency.lookup_ms, 0.95),
+        "check_p50_ms": ms(latency.check_ms, 0.5),
+        "check_p95_ms": ms(latency.check_ms, 0.95),
+        "postings_returned_p50": percentile(latency.postings_returned, 0.5),
+        "postings_returned_max": max(latency.postings_returned),
+        "passages_found_p50": percentile(latency.passages, 0.5),
+    }

@@ -1,0 +1,64 @@
+"""A peer on the same archive: datasketch MinHash LSH over word shingles (document level).
+
+MinHash LSH (Broder 1997; Leskovec et al., "Mining of Massive Datasets", ch. 3) gives candidate
+*documents* whose shingle sets have estimated Jaccard similarity above a threshold; it finds
+no passages.  It is the usual first stage of near-duplicate search, so its indexing throughput
+and query latency are the natural yardstick for our index's.  Words come from the same
+tokenizer as ours (`detection.words.token_spans`), lower-cased.  In memory, one process.
+"""
+
+from __future__ import annotations
+
+import resource
+import time
+from collections.abc import Sequence
+
+from datasketch import MinHash, MinHashLSH
+
+from benchmarks.latency import percentile
+from detection.words import token_spans
+
+NUM_PERM = 128
+SHINGLE_WORDS = 3
+# Partial copies give low whole-document Jaccard; 0.3 keeps documents that share a good part.
+THRESHOLD = 0.3
+
+
+def minhash(text: str) -> MinHash:
+    """MinHash of the document's word 3-shingles (datasketch's default seeded SHA-1 hashing)."""
+    words = [w.lower() for w in token_spans(text)[0]]
+    shingles = {
+        " ".join(words[i : i + SHINGLE_WORDS]).encode()
+        for i in range(max(1, len(words) - SHINGLE_WORDS + 1))
+    }
+    signature = MinHash(num_perm=NUM_PERM)
+    signature.update_batch(shingles)
+    return signature
+
+
+def peer_benchmark(archive: Sequence[str], queries: Sequence[str]) -> dict[str, object]:
+    """Index `archive` texts in a MinHashLSH and query it with `queries`; figures as a dict."""
+    started = time.perf_counter()
+    lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
+    for key, text in enumerate(archive):
+        lsh.insert(key, minhash(text))
+    seconds = time.perf_counter() - started
+    latencies: list[float] = []
+    candidates: list[int] = []
+    for text in queries:
+        begun = time.perf_counter()
+        candidates.append(len(lsh.query(minhash(text))))
+        latencies.append((time.perf_counter() - begun) * 1000)
+    megabytes = sum(len(t.encode()) for t in archive) / 1e6
+    return {
+        "method": f"datasketch MinHashLSH, word {SHINGLE_WORDS}-shingles, "
+        f"num_perm={NUM_PERM}, threshold={THRESHOLD}, in memory, 1 process",
+        "documents": len(archive),
+        "index_seconds": round(seconds, 2),
+        "index_mb_per_s": round(megabytes / seconds, 3),
+        "index_docs_per_s": round(len(archive) / seconds, 1),
+        "query_p50_ms": round(percentile(latencies, 0.5), 2),
+        "query_p95_ms": round(percentile(latencies, 0.95), 2),
+        "candidates_p50": percentile(candidates, 0.5),
+        "max_rss_mb_after": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }

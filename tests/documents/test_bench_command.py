@@ -1,0 +1,89 @@
+"""`manage.py bench` at a tiny size: one JSON object with every figure, sane values.
+
+No timing is asserted (a benchmark measures speed, a test asserts behaviour): only that the
+fields exist, that counts add up and that rates and latencies are positive numbers.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _database_url(settings_dict: dict) -> str:
+    user, password = settings_dict["USER"], settings_dict["PASSWORD"]
+    host, port, name = settings_dict["HOST"], settings_dict["PORT"], settings_dict["NAME"]
+    return f"postgres://{user}:{password}@{host}:{port}/{name}"
+
+
+@pytest.fixture(scope="module")
+def bench_report(django_db_setup, django_db_blocker, tmp_path_factory):
+    """Run `manage.py bench` once, as a user would (own process), against pytest's database.
+
+    The bench creates, fills and (here, afterwards) drops a database of its own next to it.
+    """
+    with django_db_blocker.unblock():
+        settings_dict = dict(connection.settings_dict)
+    name = f"{settings_dict['NAME']}_archive_bench"
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    command = [
+        sys.executable, "manage.py", "bench", "--docs", "60", "--sizes", "30,45,60",
+        "--base-docs", "24", "--ingest-docs", "10", "--queries", "2", "--processes", "2",
+        "--batch", "20", "--ingest-batch", "4", "--database", name, "--json-out", str(out),
+    ]  # fmt: skip
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test",
+           "DATABASE_URL": _database_url(settings_dict)}  # fmt: skip
+    try:
+        done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
+    finally:
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout), json.loads(out.read_text())
+
+
+def test_it_prints_one_json_object_with_every_figure(bench_report):
+    report, written = bench_report
+    assert report == written
+    for key in ("machine", "corpus", "ingest", "copy_load", "curve", "peer", "targets", "method"):
+        assert key in report
+    ingest = report["ingest"]
+    assert ingest["documents"] == 10 and ingest["processes"] == 2
+    for key in ("ingest_mb_per_s_per_process", "tokenizer_mb_per_s_per_process",
+                "ingest_docs_per_s_per_process", "ingest_to_tokenizer_ratio"):  # fmt: skip
+        assert ingest[key] > 0
+    assert all(w["max_rss_mb"] > 0 for w in ingest["workers"])
+    assert report["copy_load"]["documents"] == 50
+    assert report["copy_load"]["postings_per_s_copy"] > 0
+
+
+def test_the_curve_has_a_point_per_size_with_growing_postings(bench_report):
+    report, _ = bench_report
+    curve = report["curve"]
+    assert [point["documents"] for point in curve] == [30, 45, 60]
+    postings = [point["postings"] for point in curve]
+    assert postings == sorted(postings) and postings[0] > 0
+    for point in curve:
+        assert 0 < point["lookup_p50_ms"] <= point["lookup_p95_ms"]
+        assert 0 < point["check_p50_ms"] <= point["check_p95_ms"]
+        assert point["posting_mb_per_million_postings"] > 0
+        assert point["queries"] == 2
+    peer = report["peer"]
+    assert peer["documents"] == 30 and peer["index_docs_per_s"] > 0
+    assert peer["ours_at_same_size"]["documents"] == 30
+    assert 0.5 < report["corpus"]["composed_analysis_agreement"]["mean"] <= 1.0
+
+
+@pytest.mark.django_db
+def test_it_leaves_the_default_database_alone(bench_report):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM documents_posting")
+        assert cursor.fetchone()[0] == 0
+        cursor.execute("SELECT count(*) FROM documents_document")
+        assert cursor.fetchone()[0] == 0
