@@ -1,8 +1,9 @@
-"""DOCX → text with python-docx: body paragraphs and tables in document order, then footnotes.
+"""DOCX → text: python-docx opens the package, `wordml.blocks` reads body, notes and headers.
 
-Headers and footers are repeated page furniture (titles, page numbers, "confidential"), not the
-author's text: they are left out of `text` and returned in `Extracted.excluded`. python-docx does
-not expose footnotes, so the footnotes/endnotes parts are read from their XML.
+Body paragraphs and table cells come in document order, then footnotes and endnotes (python-docx
+does not expose them, so their parts are read from the package). Headers and footers are repeated
+page furniture (titles, page numbers, "confidential"), not the author's text: they are left out of
+`text` and returned in `Extracted.excluded`.
 """
 
 from __future__ import annotations
@@ -13,17 +14,14 @@ import zlib
 from collections.abc import Iterator
 
 import docx
-from docx.blkcntnr import BlockItemContainer
 from docx.opc.exceptions import PackageNotFoundError
-from docx.table import Table
-from docx.text.paragraph import Paragraph
 from lxml import etree
 
 from .errors import CorruptFile, MismatchedFormat, UnsafeArchive, size_text
 from .layout import paragraphs
 from .results import DEFAULT_LIMITS, Extracted, Limits
+from .wordml import W, blocks
 
-_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _NOTE_PARTS = (("word/footnotes.xml", "footnote"), ("word/endnotes.xml", "endnote"))
 _CORRUPT = "file is corrupt or truncated (the DOCX could not be read)"
 
@@ -33,7 +31,7 @@ def extract_docx(data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> Extracted:
     package = _open_package(data, limits)
     try:
         document = docx.Document(io.BytesIO(data))
-        body = list(_blocks(document))
+        body = list(blocks(document.element.body))
         notes = [note for part, tag in _NOTE_PARTS for note in _notes(package, part, tag)]
         furniture = _headers_and_footers(document)
         title = document.core_properties.title or None
@@ -77,36 +75,15 @@ def _open_package(data: bytes, limits: Limits) -> zipfile.ZipFile:
     return package
 
 
-def _blocks(container: BlockItemContainer | docx.document.Document) -> Iterator[str]:
-    """Paragraph texts and table cells (recursively) in body order."""
-    for item in container.iter_inner_content():
-        if isinstance(item, Paragraph):
-            yield item.text
-        elif isinstance(item, Table):
-            yield from _table_cells(item)
-
-
-def _table_cells(table: Table) -> Iterator[str]:
-    for row in table.rows:
-        seen: set[int] = set()
-        for cell in row.cells:
-            # A merged cell is returned once per grid column it spans: read it once.
-            if id(cell._tc) in seen:
-                continue
-            seen.add(id(cell._tc))
-            yield from _blocks(cell)
-
-
 def _notes(package: zipfile.ZipFile, part: str, tag: str) -> Iterator[str]:
     """Texts of real footnotes/endnotes (not the separator pseudo-notes) of one notes part."""
     if part not in package.namelist():
         return
     root = etree.fromstring(package.read(part))
-    for note in root.iter(f"{_W}{tag}"):
-        if note.get(f"{_W}type") in ("separator", "continuationSeparator", "continuationNotice"):
+    for note in root.iter(f"{W}{tag}"):
+        if note.get(f"{W}type") in ("separator", "continuationSeparator", "continuationNotice"):
             continue
-        for paragraph in note.iter(f"{_W}p"):
-            yield "".join(node.text or "" for node in paragraph.iter(f"{_W}t"))
+        yield from blocks(note)
 
 
 def _headers_and_footers(document: docx.document.Document) -> list[str]:
@@ -122,7 +99,7 @@ def _headers_and_footers(document: docx.document.Document) -> list[str]:
         ):
             if part.is_linked_to_previous:
                 continue
-            text = paragraphs(list(_blocks(part)))
+            text = paragraphs(list(blocks(part._element)))
             if text and text not in texts:
                 texts.append(text)
     return texts
