@@ -39,7 +39,7 @@ def format_table(results: list[MethodResult]) -> str:
     """A fixed-width table: one row per method."""
     header = (
         f"{'method':<10} {'P':>6} {'R':>6} {'F1':>6} {'dup/cont':>8} "
-        f"{'ARI':>6} {'ARI-str':>7} {'docs/s':>8}"
+        f"{'ARI':>6} {'ARI-str':>7} {'site-FP':>9} {'docs/s':>8}"
     )
     rows = [header, "-" * len(header)]
     for r in results:
@@ -47,7 +47,7 @@ def format_table(results: list[MethodResult]) -> str:
         rows.append(
             f"{r.method:<10} {_fmt(s.precision):>6} {_fmt(s.recall):>6} {_fmt(s.f1):>6} "
             f"{_fmt(s.relation_accuracy):>8} {_fmt(r.ari):>6} {_fmt(r.ari_streaming):>7} "
-            f"{r.docs_per_second:>8.0f}"
+            f"{f'{r.same_site_false_matches}/{r.same_site_pairs}':>9} {r.docs_per_second:>8.0f}"
         )
     return "\n".join(rows)
 

@@ -113,7 +113,7 @@ class DDW:
 
     def _codes(self, text: str) -> tuple[int, ...]:
         cfg = self.config
-        content = fold(self._templates.strip(text))
+        content = fold(self._templates.remove(text))
         codes = sentence_codes(content, cfg.delimiters, cfg.k, cfg.min_sentence)
         return tuple(hash64(c, cfg.seed) for c in codes)
 

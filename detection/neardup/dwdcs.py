@@ -142,7 +142,7 @@ class DWDCS:
 
     def concepts(self, text: str) -> list[str]:
         """The document's concept sequence (function words and numbers dropped)."""
-        tokens = words(fold(self._templates.strip(text)))
+        tokens = words(fold(self._templates.remove(text)))
         kept = [w for w in tokens if not w.isdigit() and zipf(w) < self.config.stopword_zipf]
         return [self._mapper.concept(w) for w in kept]
 

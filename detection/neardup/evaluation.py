@@ -49,6 +49,10 @@ class MethodResult:
     ari_streaming: float | None
     docs_per_second: float
     compared_pairs: int
+    # "different" pairs of two pages opening with the same line (the same site's header):
+    # how many the method called near-duplicates, out of how many such pairs were listed.
+    same_site_false_matches: int
+    same_site_pairs: int
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -74,6 +78,9 @@ def evaluate_method(method: NearDupMethod[Any], data: Dataset) -> MethodResult:
         batch = {names[m]: centre for centre, ms in two_hop_classes(sigs, found) for m in ms}
         ari = adjusted_rand_index(data.clusters, batch)
         ari_stream = adjusted_rand_index(data.clusters, _streaming(method, sigs, names))
+    same_site = [
+        p for p, label in data.pairs.items() if label == "different" and _same_site(data, p)
+    ]
     return MethodResult(
         method.name,
         method.config.version,
@@ -82,7 +89,17 @@ def evaluate_method(method: NearDupMethod[Any], data: Dataset) -> MethodResult:
         ari_stream,
         len(names) / elapsed if elapsed else float("inf"),
         len(found),
+        sum(predicted[p] != "different" for p in same_site),
+        len(same_site),
     )
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def _same_site(data: Dataset, pair: tuple[str, str]) -> bool:
+    return _first_line(data.texts[pair[0]]) == _first_line(data.texts[pair[1]])
 
 
 def _streaming(method: NearDupMethod[Any], sigs: Mapping[int, Any], names: list[str]):

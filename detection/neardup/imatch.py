@@ -77,7 +77,7 @@ class IMatch:
         cfg = self.config
         terms = {
             w
-            for w in words(fold(self._templates.strip(text)))
+            for w in words(fold(self._templates.remove(text)))
             if cfg.min_zipf <= zipf(w) < cfg.max_zipf
         }
         return hash64("\x1f".join(sorted(terms)), cfg.seed)

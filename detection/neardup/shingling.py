@@ -76,7 +76,7 @@ class Shingling:
 
     def signature(self, text: str) -> ShingleSig:
         cfg = self.config
-        grams = shingles(words(fold(self._templates.strip(text))), cfg.k)
+        grams = shingles(words(fold(self._templates.remove(text))), cfg.k)
         minhash = MinHash(num_perm=cfg.num_perm, seed=cfg.seed)
         minhash.update_batch([g.encode("utf-8") for g in sorted(grams)])
         return ShingleSig(minhash, len(grams))

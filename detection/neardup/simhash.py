@@ -69,7 +69,7 @@ class SimHash:
             self._templates.fit(texts)
 
     def signature(self, text: str) -> int:
-        content = fold(self._templates.strip(text))
+        content = fold(self._templates.remove(text))
         return simhash(ngrams(words(content), self.config.ngram), self.config.seed)
 
     def relation(self, a: int, b: int) -> Relation:

@@ -45,7 +45,7 @@ class TemplateFilter:
     def template_lines(self) -> frozenset[str]:
         return self._template
 
-    def strip(self, text: str) -> str:
+    def remove(self, text: str) -> str:
         """Raw ``text`` without its template lines (whole text if nothing would remain)."""
         kept = [line for line in lines(text) if line_key(line) not in self._template]
         return "\n".join(kept) if kept else text
