@@ -9,8 +9,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # Debian packages the product needs at run and test time (and to build wheels if a pinned
 # package has none for this Python). wordnet-sense-index: NLTK's reader opens index.sense.
+# Fonts are only Recommends of chromium (not installed with --no-install-recommends); the
+# CJK one lets headless Chromium lay out Chinese text instead of empty boxes.
 SYSTEM_PACKAGES=(make build-essential python3 python3-venv python3-dev postgresql
-    redis-server redis-tools wordnet-base wordnet-sense-index chromium chromium-driver)
+    redis-server redis-tools wordnet-base wordnet-sense-index chromium chromium-driver
+    fonts-liberation fonts-wqy-zenhei)
 
 VENV="$ROOT/.venv"
 VENV_STAMP="$VENV/.requirements.sha256"
