@@ -3,6 +3,7 @@ sequence matching, behind :func:`analyze`, :func:`detect` and :func:`compare`.""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 
@@ -37,16 +38,12 @@ def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnaly
     records: list[SentenceRecord] = []
     first = 0
     for span_start, span_end in spans:
-        while first < len(starts) and starts[first] < span_start:
-            first += 1
-        last = first
-        while last < len(starts) and starts[last] < span_end:
-            last += 1
+        first = bisect_left(starts, span_start, first)
+        last = bisect_left(starts, span_end, first)
         if last > first:
             start, end = normalized.original_span(span_start, span_end)
             features = sentence_features(words[first:last], model)
             records.append(SentenceRecord(len(records), start, end, features))
-        first = last
     return DocumentAnalysis(detect_language(text), model.version, tuple(records))
 
 

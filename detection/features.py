@@ -8,8 +8,11 @@ step over them):
 2. for every antecedent at position p the chain is the words at p, p+d, …, p+c·d — the
    antecedent is part of its chain; chains are cut at the sentence end (a chain of at least two
    words, or the first word's chain, is kept);
-3. each chain is hashed with keyed blake2b to a signed 64-bit integer (fits PostgreSQL bigint,
-   identical in every process — never Python's ``hash()``).
+3. each chain is hashed to a signed 64-bit integer (fits PostgreSQL bigint, identical in every
+   process — never Python's ``hash()``): every word gets a keyed blake2b 64-bit hash (cached),
+   and a chain is ``Σ word_hash[i] · M[i] mod 2^64`` with odd position multipliers ``M`` also
+   derived from the key — position-sensitive, uniformly spread, and one C-level ``sum`` per
+   chain instead of a blake2b call (analyze() speed matters for ingest).
 
 Seed example (antecedents {as, to, that, of, from}, c=2, d=1): "as we are taking ..." yields
 as:we:are, to:highlight:that, that:intel:as, ... (tests/detection/test_features.py).
@@ -18,6 +21,7 @@ as:we:are, to:highlight:that, that:intel:as, ... (tests/detection/test_features.
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -42,6 +46,7 @@ class FeatureModel:
     chain_length: int
     chain_gap: int
     key: bytes
+    multipliers: tuple[int, ...]
     version: str
 
 
@@ -49,9 +54,10 @@ class FeatureModel:
 def feature_model(config: DetectorConfig) -> FeatureModel:
     """The feature model of ``config`` (cached per config) with its version string."""
     idf = load_idf_model()
+    key = hashlib.blake2b(config.hash_seed.encode("utf-8"), digest_size=16).digest()
     version = (
         f"lis1;idf={idf.version}@{idf.digest};n={config.antecedents};c={config.chain_length};"
-        f"d={config.chain_gap};seed={config.hash_seed};text={NORMALIZE_VERSION}/"
+        f"d={config.chain_gap};seed={config.hash_seed};hash=b2sum1;text={NORMALIZE_VERSION}/"
         f"{WORDS_VERSION}/{SENTENCES_VERSION}/max{config.max_sentence_chars}"
     )
     return FeatureModel(
@@ -59,36 +65,85 @@ def feature_model(config: DetectorConfig) -> FeatureModel:
         skip=idf.skip,
         chain_length=config.chain_length,
         chain_gap=config.chain_gap,
-        key=hashlib.blake2b(config.hash_seed.encode("utf-8"), digest_size=16).digest(),
+        key=key,
+        multipliers=tuple(_multiplier(key, i) for i in range(config.chain_length + 1)),
         version=version,
     )
 
 
+def _multiplier(key: bytes, position: int) -> int:
+    digest = hashlib.blake2b(f"position {position}".encode(), digest_size=8, key=key).digest()
+    return int.from_bytes(digest, "big") | 1
+
+
+_MASK = (1 << 64) - 1
+_SIGN = 1 << 63
+_WORD_CACHE_LIMIT = 1 << 20
+_word_caches: dict[bytes, dict[str, int]] = {}
+
+
+def _word_hash(word: str, key: bytes) -> int:
+    digest = hashlib.blake2b(word.encode("utf-8"), digest_size=8, key=key).digest()
+    return int.from_bytes(digest, "big")
+
+
+def _word_hashes(words: Sequence[str], key: bytes) -> list[int]:
+    cache = _word_caches.setdefault(key, {})
+    get = cache.get
+    hashes = [get(word) for word in words]
+    if None in hashes:
+        if len(cache) >= _WORD_CACHE_LIMIT:
+            cache.clear()  # bounded memory over a long ingest; values are recomputed
+        for i, value in enumerate(hashes):
+            if value is None:
+                hashes[i] = cache[words[i]] = _word_hash(words[i], key)
+    return hashes  # type: ignore[return-value]
+
+
+def _kept(words: Sequence[str], model: FeatureModel) -> list[str]:
+    kept = [w for w in words if w not in model.skip]
+    return kept if kept else list(words[:1])
+
+
+def _starts(kept: Sequence[str], model: FeatureModel) -> list[int]:
+    """Chain start positions: the first word and every antecedent."""
+    antecedents = model.antecedents
+    return [0, *[i for i in range(1, len(kept)) if kept[i] in antecedents]] if kept else []
+
+
 def chains(words: Sequence[str], model: FeatureModel) -> list[tuple[str, ...]]:
     """The word chains of one sentence, in order of their antecedent (duplicates kept)."""
-    kept = [w for w in words if w not in model.skip]
-    if not kept:
-        kept = list(words[:1])
+    kept = _kept(words, model)
     reach = model.chain_length * model.chain_gap
-    step = model.chain_gap
     result: list[tuple[str, ...]] = []
-    for position, word in enumerate(kept):
-        if position and word not in model.antecedents:
-            continue
-        chain = tuple(kept[position : position + reach + 1 : step])
+    for position in _starts(kept, model):
+        chain = tuple(kept[position : position + reach + 1 : model.chain_gap])
         if len(chain) >= 2 or position == 0:
             result.append(chain)
     return result
 
 
-def hash_chain(chain: Sequence[str], key: bytes) -> int:
-    """Stable signed 64-bit hash of a chain."""
-    digest = hashlib.blake2b(
-        _SEPARATOR.join(chain).encode("utf-8"), digest_size=8, key=key
-    ).digest()
-    return int.from_bytes(digest, "big", signed=True)
+def _signed(value: int) -> int:
+    value &= _MASK
+    return value - (1 << 64) if value & _SIGN else value
+
+
+def hash_chain(chain: Sequence[str], model: FeatureModel) -> int:
+    """Stable signed 64-bit hash of one chain of words."""
+    hashes = _word_hashes(chain, model.key)
+    return _signed(sum(map(operator.mul, hashes, model.multipliers)))
 
 
 def sentence_features(words: Sequence[str], model: FeatureModel) -> tuple[int, ...]:
     """Sorted unique Low-IDF-Sig features of a sentence's words."""
-    return tuple(sorted({hash_chain(chain, model.key) for chain in chains(words, model)}))
+    kept = _kept(words, model)
+    hashes = _word_hashes(kept, model.key)
+    reach = model.chain_length * model.chain_gap
+    step = model.chain_gap
+    multipliers = model.multipliers
+    features: set[int] = set()
+    for position in _starts(kept, model):
+        chain = hashes[position : position + reach + 1 : step]
+        if len(chain) >= 2 or position == 0:
+            features.add(_signed(sum(map(operator.mul, chain, multipliers))))
+    return tuple(sorted(features))

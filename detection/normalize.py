@@ -41,7 +41,12 @@ _CJK_CLASS: Final = (
     "\U00020000-\U0003ffff"
 )
 _CJK_CHAR: Final = re.compile(f"[{_CJK_CLASS}]")
-_WHITESPACE_RUN: Final = re.compile(r"\s+")
+# Whitespace that may need folding: runs of two or more, any whitespace but the plain space,
+# a single space between CJK characters, and a space at either end.  Plain single spaces between
+# words (most of them in Latin text) are left alone without a Python call.
+_WHITESPACE_RUN: Final = re.compile(
+    rf"\s{{2,}}|[^\S ]|(?<=[{_CJK_CLASS}]) (?=[{_CJK_CLASS}])|^ | $"
+)
 # Characters kept verbatim: NFKC would expand the ellipsis to three dots, which shifts offsets
 # for no gain and hides a Chinese sentence end.
 _KEEP: Final = frozenset("…⋯")
@@ -80,8 +85,9 @@ class _CharTable:
         self.irregular: set[str] = set()
         self._known: set[str] = set()
 
-    def learn(self, text: str) -> None:
-        new = set(text) - self._known
+    def learn(self, chars: set[str]) -> None:
+        """Add the mapping of every character of ``chars`` not seen before."""
+        new = chars - self._known
         if not new:
             return
         chars = sorted(new)
@@ -121,9 +127,10 @@ _TABLE = _CharTable()
 
 def _map_characters(text: str) -> tuple[str, list[int]]:
     """Apply the character table; return the mapped text and its offsets into ``text``."""
-    _TABLE.learn(text)
+    chars = set(text)
+    _TABLE.learn(chars)
     mapped = text.translate(_TABLE.table)
-    if len(mapped) == len(text) and not (_TABLE.irregular and _TABLE.irregular & set(text)):
+    if len(mapped) == len(text) and not (_TABLE.irregular and _TABLE.irregular & chars):
         return mapped, list(range(len(text) + 1))
     pieces: list[str] = []
     offsets: list[int] = []

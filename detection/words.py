@@ -11,6 +11,7 @@ Punctuation and whitespace are not tokens.
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 from typing import Final, NamedTuple
 
 import rjieba
@@ -21,6 +22,7 @@ __all__ = ["Token", "tokenize", "token_spans", "WORDS_VERSION"]
 WORDS_VERSION: Final = "w1-rjieba-0.2.2"
 
 _HAN: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003ffff"
+_ANY_HAN: Final = re.compile(f"[{_HAN}]")
 _PIECE: Final = re.compile(
     rf"(?P<han>[{_HAN}]+)"
     rf"|(?P<word>[^\W\d_{_HAN}]+(?:['’][^\W\d_{_HAN}]+)*)"
@@ -41,19 +43,20 @@ class Token(NamedTuple):
 
 def token_spans(text: str) -> tuple[list[str], list[int]]:
     """Words of ``text`` and their start offsets (the fast form used by the detector)."""
+    if not _ANY_HAN.search(text):
+        matches = list(_PIECE.finditer(text))
+        return [m.group() for m in matches], [m.start() for m in matches]
     words: list[str] = []
     starts: list[int] = []
     cut = rjieba.cut
     for match in _PIECE.finditer(text):
-        start = match.start()
-        if match.lastgroup != "han":
+        if match.lastgroup == "han":
+            pieces = cut(match.group())
+            words += pieces
+            starts += accumulate(map(len, pieces[:-1]), initial=match.start())
+        else:
             words.append(match.group())
-            starts.append(start)
-            continue
-        for word in cut(match.group()):
-            words.append(word)
-            starts.append(start)
-            start += len(word)
+            starts.append(match.start())
     return words, starts
 
 
