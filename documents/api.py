@@ -17,6 +17,7 @@ from documents.serializers import (
     CollectionSerializer,
     DocumentCreatedSerializer,
     DocumentStatusSerializer,
+    DocumentSummarySerializer,
     DocumentUploadSerializer,
     ReportSerializer,
 )
@@ -39,8 +40,14 @@ class CollectionListApi(APIView):
         return Response(CollectionSerializer(collection).data, status=status.HTTP_201_CREATED)
 
 
-class DocumentUploadApi(APIView):
+class CollectionDocumentsApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(responses=DocumentSummarySerializer(many=True))
+    def get(self, request: Request, collection_id: int) -> Response:
+        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        documents = selectors.document_list(collection=collection)
+        return Response(DocumentSummarySerializer(documents, many=True).data)
 
     @extend_schema(request=DocumentUploadSerializer, responses={201: DocumentCreatedSerializer})
     def post(self, request: Request, collection_id: int) -> Response:

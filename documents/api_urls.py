@@ -6,8 +6,8 @@ urlpatterns = [
     path("collections/", api.CollectionListApi.as_view(), name="api_collections"),
     path(
         "collections/<int:collection_id>/documents/",
-        api.DocumentUploadApi.as_view(),
-        name="api_document_upload",
+        api.CollectionDocumentsApi.as_view(),
+        name="api_collection_documents",
     ),
     path("documents/<int:document_id>/", api.DocumentStatusApi.as_view(), name="api_document"),
     path(

@@ -28,6 +28,15 @@ class DocumentStatusSerializer(serializers.Serializer):
     error = serializers.CharField()
 
 
+class DocumentSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    filename = serializers.CharField()
+    folder = serializers.CharField()
+    status = serializers.CharField()
+    progress = serializers.IntegerField()
+    similarity = serializers.FloatField(allow_null=True)
+
+
 class DocumentCreatedSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.CharField()

@@ -159,3 +159,12 @@ def test_an_unreadable_file_fails_with_the_extraction_reason(api, collection):
     body = api.get(f"/api/documents/{document.id}/").json()
     assert body["status"] == "failed"
     assert "scan.pdf" in body["error"] and "pdf" in body["error"].lower()
+
+
+def test_it_lists_a_collections_documents_newest_first(api, collection):
+    first = upload(collection, "zh_source.txt")
+    second = processed(collection, "zh_suspicious.txt")
+    listed = api.get(f"/api/collections/{collection.id}/documents/").json()
+    assert [d["id"] for d in listed] == [second.id, first.id]
+    assert listed[0]["status"] == "done" and listed[0]["similarity"] is not None
+    assert listed[1]["similarity"] is None
