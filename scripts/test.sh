@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make test`: the set-up of `make run` (no web server, no worker), then ruff, mypy and the
-# whole pytest suite against the real PostgreSQL and Redis; stops the services it started.
+# `make test`: the set-up of `make run` (no web server, no worker), then ruff, mypy, a check
+# that migrations are complete, and the whole pytest suite against the real PostgreSQL and
+# Redis; stops the services it started.
 # Extra arguments go to pytest (e.g. `make test PYTEST_ARGS="-k neardup -x"`).
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -65,6 +66,9 @@ main() {
     PYTEST_SUMMARY=""
     stage ruff "$VENV/bin/ruff" check .
     stage mypy "$VENV/bin/mypy"
+    # A model change without its migration passes pytest (the test DB is built from the
+    # migrations) and then breaks `make run`; catch it here.
+    stage migrations "$VENV/bin/python" manage.py makemigrations --check --dry-run
     set -o pipefail
     stage pytest run_pytest "$@"
 
