@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # the variables are used by the sourcing scripts
 # Shared settings for the set-up and service scripts. Source it; do not execute it.
 #
 # Every path is computed from the repository root so a fresh clone anywhere works, and

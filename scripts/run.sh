@@ -3,6 +3,7 @@
 # on http://127.0.0.1:$WEB_PORT until Ctrl-C, which stops the worker, the web server and
 # the PostgreSQL/Redis servers this command started (services already running are left up).
 
+# shellcheck source=scripts/setup.sh
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 WEB_PORT="${WEB_PORT:-8000}"
@@ -13,9 +14,9 @@ CHILD_PIDS=()
 # Each child runs in its own session (setsid), so stopping it means signalling its process
 # group: that also reaches the runserver autoreloader's child and Celery's pool processes.
 stop_children() {
-    local pid i
+    local pid
     for pid in "${CHILD_PIDS[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
-    for i in $(seq 1 100); do
+    for _ in $(seq 1 100); do
         local alive=0
         for pid in "${CHILD_PIDS[@]}"; do kill -0 -- "-$pid" 2>/dev/null && alive=1; done
         [ "$alive" -eq 0 ] && return 0

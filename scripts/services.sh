@@ -9,6 +9,7 @@
 # started (not the ones already running) so a caller can stop only what it started.
 # Both servers are daemons: they keep running after the calling shell exits.
 
+# shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 PGBIN=""
@@ -186,8 +187,7 @@ redis_start() {
     redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$REDIS_DIR" \
         --daemonize yes --pidfile "$REDIS_PIDFILE" --logfile "$LOGDIR/redis.log" \
         --save "" --appendonly no >/dev/null
-    local i
-    for i in $(seq 1 50); do
+    for _ in $(seq 1 50); do
         if redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG; then
             mark_started redis
             return 0
@@ -198,11 +198,11 @@ redis_start() {
 }
 
 redis_stop() {
-    local pid i
+    local pid
     if pid="$(redis_pid)"; then
         log "stopping Redis ($REDIS_DIR)"
         kill "$pid"
-        for i in $(seq 1 50); do
+        for _ in $(seq 1 50); do
             kill -0 "$pid" 2>/dev/null || return 0
             sleep 0.2
         done

@@ -5,6 +5,7 @@
 #
 # Sourced by run.sh/test.sh for the functions; executed for the individual steps.
 
+# shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # Debian packages the product needs at run and test time (and to build wheels if a pinned

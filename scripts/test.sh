@@ -4,6 +4,7 @@
 # Redis; stops the services it started.
 # Extra arguments go to pytest (e.g. `make test PYTEST_ARGS="-k neardup -x"`).
 
+# shellcheck source=scripts/setup.sh
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 STARTED_FILE="$(mktemp)"
@@ -61,7 +62,7 @@ main() {
     export_app_env
     export DJANGO_SETTINGS_MODULE=config.settings.test
     mkdir -p "$LOGDIR"
-    cd "$ROOT"
+    cd "$ROOT" || die "cannot enter $ROOT"
 
     PYTEST_SUMMARY=""
     stage ruff "$VENV/bin/ruff" check .

@@ -8,6 +8,7 @@
 # Debian package wordnet-sense-index and is linked when present (only sense-key look-ups
 # need it).
 
+# shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 SRC="${WORDNET_SOURCE:-/usr/share/wordnet}"
