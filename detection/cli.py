@@ -20,7 +20,10 @@ def _compare(arguments: argparse.Namespace) -> int:
     passages = compare(text_a, text_b, DEFAULT_CONFIG)
     width = arguments.width
     for number, p in enumerate(passages, 1):
-        print(f"#{number} score {p.score:.2f}  A[{p.start}:{p.end}]  B[{p.source_start}:{p.source_end}]")
+        print(
+            f"#{number} score {p.score:.2f}  A[{p.start}:{p.end}]  "
+            f"B[{p.source_start}:{p.source_end}]"
+        )
         left = textwrap.wrap(text_a[p.start : p.end], width) or [""]
         right = textwrap.wrap(text_b[p.source_start : p.source_end], width) or [""]
         for row in range(max(len(left), len(right))):

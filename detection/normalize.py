@@ -90,10 +90,10 @@ class _CharTable:
         new = chars - self._known
         if not new:
             return
-        chars = sorted(new)
-        folded = [self._fold(ch) for ch in chars]
+        ordered = sorted(new)
+        folded = [self._fold(ch) for ch in ordered]
         simplified = self._t2s(folded)
-        for ch, out in zip(chars, simplified, strict=True):
+        for ch, out in zip(ordered, simplified, strict=True):
             self._known.add(ch)
             if out != ch:
                 self.table[ord(ch)] = out

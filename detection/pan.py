@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-from detection.config import DEFAULT_CONFIG, DetectorConfig
 from detection.align import Alignment
+from detection.config import DEFAULT_CONFIG, DetectorConfig
 from detection.detector import analyze, detect_alignments
 from detection.errors import DetectionError
 from detection.index import MemoryIndex

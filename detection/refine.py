@@ -90,9 +90,9 @@ def _anchor(own: WordView, other: WordView, border: Border, head: bool) -> tuple
             grams[key] = j
     positions = range(first, last - _N + 1)
     for i in positions if head else reversed(positions):
-        j = grams.get(tuple(own.words[i : i + _N]))
-        if j is not None:
-            return (i, j) if head else (i + _N - 1, j + _N - 1)
+        found = grams.get(tuple(own.words[i : i + _N]))
+        if found is not None:
+            return (i, found) if head else (i + _N - 1, found + _N - 1)
     return None
 
 

@@ -1,0 +1,144 @@
+"""Copy detection through the index (scoring) and sequence matching (align)."""
+
+import dataclasses
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from detection import (
+    DEFAULT_CONFIG,
+    DetectionError,
+    DocumentAnalysis,
+    MemoryIndex,
+    Posting,
+    SentenceIndex,
+    SentenceRecord,
+)
+from detection.align import align, cluster_pairs, split_at_source_gaps
+from detection.features import feature_model
+from detection.scoring import SentencePair, copied_pairs, similarity
+
+VERSION = feature_model(DEFAULT_CONFIG).version
+
+
+def document(*feature_sets, length=10):
+    records = tuple(
+        SentenceRecord(i, i * length, (i + 1) * length, tuple(sorted(set(f))))
+        for i, f in enumerate(feature_sets)
+    )
+    return DocumentAnalysis("en", VERSION, records)
+
+
+def test_similarity_measures():
+    assert similarity(2, 4, 8, "jaccard") == pytest.approx(2 / 10)
+    assert similarity(2, 4, 8, "overlap") == pytest.approx(2 / 4)
+    assert similarity(2, 4, 8, "containment") == pytest.approx(2 / 4)
+    assert similarity(0, 4, 8, "jaccard") == 0.0
+
+
+def test_memory_index_counts_document_frequency_and_prunes():
+    index = MemoryIndex()
+    index.add(1, document({1, 2, 3}, {3, 4}))
+    index.add(2, document({3, 9}))
+    assert isinstance(index, SentenceIndex)
+    assert index.document_count() == 2
+    assert sorted(index.postings({3}, max_df=None)) == [
+        Posting(3, 1, 0, 3), Posting(3, 1, 1, 2), Posting(3, 2, 0, 2),
+    ]
+    assert index.postings({3}, max_df=1) == []
+    assert index.postings({1}, max_df=1) == [Posting(1, 1, 0, 3)]
+    assert index.spans(1, {1}) == {1: (10, 20)}
+    index.remove(1)
+    assert index.postings({3}, max_df=1) == [Posting(3, 2, 0, 2)]
+    assert index.document_count() == 1
+
+
+def test_memory_index_refuses_another_model_version():
+    index = MemoryIndex()
+    index.add(1, document({1, 2}))
+    with pytest.raises(DetectionError, match="same DetectorConfig"):
+        index.add(2, DocumentAnalysis("en", "other-model", ()))
+
+
+def test_copied_pairs_need_shared_features_above_the_threshold():
+    index = MemoryIndex()
+    index.add(7, document({1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10}))
+    query = document({1, 2, 3, 4}, {5, 6, 50, 51, 52, 53, 54, 55}, {9, 99})
+    config = dataclasses.replace(DEFAULT_CONFIG, sentence_threshold=0.3, min_shared=2)
+    pairs = copied_pairs(query, index, config=config)
+    assert pairs == [SentencePair(7, 0, 0, 1.0)]  # 2/10 and 1/3 fail (score, min_shared)
+    assert copied_pairs(query, index, exclude={7}, config=config) == []
+
+
+def pair(q, s, score=1.0):
+    return SentencePair(1, q, s, score)
+
+
+def test_clusters_tolerate_small_gaps_and_local_reordering():
+    config = dataclasses.replace(DEFAULT_CONFIG, max_gap=2, source_window=3)
+    pairs = [pair(0, 10), pair(1, 12), pair(2, 11), pair(5, 13), pair(9, 14)]
+    clusters = cluster_pairs(pairs, config)
+    assert [sorted(p.query for p in c.pairs) for c in clusters] == [[0, 1, 2, 5], [9]]
+
+
+def test_clusters_do_not_jump_far_in_the_source():
+    config = dataclasses.replace(DEFAULT_CONFIG, max_gap=2, source_window=3)
+    clusters = cluster_pairs([pair(0, 10), pair(1, 11), pair(2, 40)], config)
+    assert len(clusters) == 2
+
+
+def test_a_cluster_is_split_where_source_sentences_are_skipped():
+    config = dataclasses.replace(DEFAULT_CONFIG, max_source_gap=1, source_window=6)
+    (cluster,) = cluster_pairs([pair(0, 5), pair(1, 6), pair(2, 1), pair(3, 2)], config)
+    groups = split_at_source_gaps(cluster, config)
+    assert sorted(sorted(p.source for p in g) for g in groups) == [[1, 2], [5, 6]]
+
+
+def spans_of(n, length=10):
+    return {i: (i * length, (i + 1) * length) for i in range(n)}
+
+
+def test_align_turns_runs_into_passages_with_character_ranges():
+    query = document(*[{i} for i in range(10)]).sentences
+    pairs = [pair(2, 5, 0.8), pair(3, 6, 0.6), pair(4, 7, 1.0)]
+    (alignment,) = align(1, pairs, query, spans_of(20), DEFAULT_CONFIG)
+    passage = alignment.passage
+    assert (passage.start, passage.end, passage.source_start, passage.source_end) == (
+        20, 50, 50, 80,
+    )
+    assert passage.score == pytest.approx(0.8)
+    assert alignment.query_head.own == (20, 30) and alignment.query_head.partner == (50, 60)
+
+
+def test_one_short_sentence_is_not_a_passage_but_a_long_close_one_is():
+    config = dataclasses.replace(DEFAULT_CONFIG, min_single_chars=25, min_single_mass=20)
+    short = document({1}, length=10).sentences
+    assert align(1, [pair(0, 0)], short, spans_of(1), config) == []
+    long = document({1}, length=40).sentences
+    assert len(align(1, [pair(0, 0, 0.9)], long, spans_of(1, 40), config)) == 1
+    assert align(1, [pair(0, 0, 0.3)], long, spans_of(1, 40), config) == []
+
+
+def test_a_query_run_copied_from_two_places_keeps_the_stronger():
+    query = document(*[{i} for i in range(10)]).sentences
+    pairs = [pair(0, 1), pair(1, 2), pair(2, 3), pair(1, 30), pair(2, 31)]
+    config = dataclasses.replace(DEFAULT_CONFIG, source_window=2)
+    passages = [a.passage for a in align(1, pairs, query, spans_of(40), config)]
+    assert [(p.source_start, p.source_end) for p in passages] == [(10, 40)]
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 30), st.integers(0, 30), st.floats(0.3, 1.0)), max_size=40
+    )
+)
+def test_passages_stay_inside_the_documents_and_do_not_overlap_in_the_query(raw):
+    query = document(*[{i} for i in range(31)]).sentences
+    pairs = [pair(q, s, score) for q, s, score in raw]
+    passages = [a.passage for a in align(1, pairs, query, spans_of(31), DEFAULT_CONFIG)]
+    for p in passages:
+        assert 0 <= p.start < p.end <= 310 and 0 <= p.source_start < p.source_end <= 310
+        assert 0.3 <= p.score <= 1.0
+    ordered = sorted(passages, key=lambda p: p.start)
+    assert all(a.end <= b.start for a, b in zip(ordered, ordered[1:], strict=False))
