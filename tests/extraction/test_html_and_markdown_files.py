@@ -112,3 +112,14 @@ def test_markdown_in_gbk_is_decoded():
     source = "# 标题\n\n" + "".join(p + "\n\n" for p in PARAGRAPHS)
     result = extract("notes.markdown", source.encode("gbk"))
     assert result.text.split("\n") == ["标题", *PARAGRAPHS]
+
+
+def test_link_dominated_lines_inside_the_article_are_dropped():
+    related = "".join(f'<a href="/n{i}">相关新闻标题第{i}条</a> ' for i in range(4))
+    inline = '正文中提到<a href="/x">一个链接</a>，但这一段主要是作者自己的文字，应当保留下来。'
+    content = "".join(f"<p>{p}</p>" for p in PARAGRAPHS) + f"<p>{inline}</p><p>{related}</p>"
+    result = extract("news.html", page(body=f"<article>{content}</article>").encode())
+    lines = result.text.split("\n")
+    assert lines[:5] == PARAGRAPHS
+    assert "正文中提到一个链接，但这一段主要是作者自己的文字，应当保留下来。" in lines
+    assert "相关新闻" not in result.text
