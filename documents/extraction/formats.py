@@ -62,7 +62,7 @@ def extension(filename: str) -> str:
 
 def sniff(data: bytes) -> str:
     """The content kind: "pdf", "zip", "ole", "html", "txt", "binary" or a described binary."""
-    if b"%PDF-" in data[:1024]:
+    if _is_pdf(data):
         return "pdf"
     for magic, kind in _SIGNATURES:
         if data.startswith(magic):
@@ -123,6 +123,16 @@ def _raise_for_ole(ext: str, data: bytes) -> None:
 
 def _name(kind: str) -> str:
     return _KIND_NAMES.get(kind, kind)
+
+
+def _is_pdf(data: bytes) -> bool:
+    # Readers accept the header anywhere in the first 1 KB (some generators prepend junk), but a
+    # text file that merely mentions "%PDF-" must stay text: away from the start, require
+    # the object syntax and end marker of a real PDF too.
+    position = data.find(b"%PDF-", 0, 1024)
+    if position < 0:
+        return False
+    return position == 0 or (b" obj" in data[:65536] and b"%%EOF" in data[-4096:])
 
 
 def _looks_binary(data: bytes) -> bool:

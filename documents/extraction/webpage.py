@@ -47,7 +47,7 @@ def extract_html(data: bytes) -> Extracted:
     text = main_text(source)
     if not text:
         text = densest_block_text(source)
-        warnings += ("main content not recognised: all visible text of the page was kept",)
+        warnings += ("main content not recognised: the page's largest text block was kept",)
     if not text:
         raise NoTextFound("the page holds no visible text")
     return Extracted(

@@ -59,6 +59,16 @@ def test_limits_are_passed_in():
         extract("a.txt", b"a" * 2048, limits=Limits(max_file_bytes=1024))
 
 
+def test_a_text_file_mentioning_the_pdf_header_stays_text():
+    data = "# 关于PDF\n\n每个PDF文件以 %PDF-1.7 开头。".encode()
+    assert extract("notes.md", data).text == "关于PDF\n每个PDF文件以 %PDF-1.7 开头。"
+
+
+def test_a_pdf_with_junk_before_its_header_is_still_a_pdf(make_pdf):
+    data = b"junk from a mail gateway\n" + make_pdf([["有前缀的PDF。"]])
+    assert extract("prefixed.pdf", data).text == "有前缀的PDF。"
+
+
 def test_a_file_without_extension_is_read_by_its_content():
     assert extract("README", "纯文本内容".encode()).format == "txt"
     assert extract("page", b"<!DOCTYPE html><html><body><p>text</p></body></html>").format == "html"
