@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from documents.extraction.__main__ import main
@@ -30,6 +30,7 @@ def lcs_by_table(a: str, b: str) -> int:
     return table[-1][-1]
 
 
+@settings(deadline=None)  # behaviour, not speed: no per-example time limit
 @given(st.text(alphabet="甲乙丙ab", max_size=25), st.text(alphabet="甲乙丁ab", max_size=25))
 def test_bit_parallel_lcs_equals_the_dynamic_programming_table(a, b):
     assert lcs_length(a, b) == lcs_by_table(a, b)
