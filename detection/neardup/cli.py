@@ -11,7 +11,14 @@ import json
 from pathlib import Path
 
 from detection.neardup import METHODS
-from detection.neardup.evaluation import MethodResult, evaluate_method, load_dataset
+from detection.neardup.evaluation import (
+    QUANTILES,
+    Dataset,
+    MethodResult,
+    evaluate_method,
+    load_dataset,
+    measure_quantiles,
+)
 
 __all__ = ["register", "format_table"]
 
@@ -27,6 +34,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--methods",
         default=",".join(METHODS),
         help=f"comma-separated subset of {', '.join(METHODS)} (default: all)",
+    )
+    command.add_argument(
+        "--measures",
+        action="store_true",
+        help="instead of scores, print per-label quantiles of each method's similarity measures",
     )
     command.set_defaults(handler=_run)
 
@@ -52,12 +64,26 @@ def format_table(results: list[MethodResult]) -> str:
     return "\n".join(rows)
 
 
+def _print_measures(names: list[str], data: Dataset) -> int:
+    report = {name: measure_quantiles(METHODS[name](), data) for name in names}
+    print(json.dumps({"quantiles": list(QUANTILES), "methods": report}, ensure_ascii=False))
+    print("quantiles " + " ".join(f"{q:g}" for q in QUANTILES))
+    for name, by_label in report.items():
+        for label, by_key in by_label.items():
+            for key, values in by_key.items():
+                row = " ".join(f"{v:>6.3f}" for v in values)
+                print(f"{name:<9} {label:<12} {key:<12} {row}")
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     names = [n.strip() for n in args.methods.split(",") if n.strip()]
     unknown = [n for n in names if n not in METHODS]
     if unknown:
         raise SystemExit(f"unknown method(s) {unknown}; choose from {sorted(METHODS)}")
     data = load_dataset(args.docs_dir, args.pairs, args.clusters)
+    if args.measures:
+        return _print_measures(names, data)
     results = [evaluate_method(METHODS[name](), data) for name in names]
     summary = {
         "documents": len(data.texts),

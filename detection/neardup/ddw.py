@@ -11,9 +11,13 @@ Duplicate degree (the seed's function is lost).  With ``A``, ``B`` the code sequ
     size ratio r = min(|A|, |B|) / max(|A|, |B|)
 
 Related when degree ≥ ``min_degree``; ``duplicate`` when r ≥ ``min_ratio``, else
-``containment``.  An LCS keeps the order the seed insists on (a page made of the same
-sentences shuffled is not a reprint) and tolerates edited sentences, which drop one code each.
-LCS is computed with a bit-parallel algorithm (Hyyrö 2004), O(|A|·|B| / word size).
+``containment``.  Measured (``neardup-eval --measures``): different pairs reach a degree of at
+most 0.09 (zh) / 0.18 (en), duplicates at least 0.60 and 98 % of containment pairs 0.54, so
+``min_degree = 0.5`` separates them; r behaves as in ``periods.py``.
+
+An LCS keeps the order the seed insists on (a page made of the same sentences shuffled is not
+a reprint) and tolerates edited sentences, which drop one code each.  LCS is computed with a
+bit-parallel algorithm (Hyyrö 2004), O(|A|·|B| / word size).
 
 Hashing so pairs are not all compared (seed 002 "uses hashing"): every run of ``shingle``
 consecutive codes is hashed into a bucket; candidates share at least ``min_shared`` buckets.
@@ -134,6 +138,11 @@ class DDW:
     def signature(self, text: str) -> DDWSig:
         codes = self._codes(text)
         return DDWSig(codes, self._buckets(codes) - self._noise)
+
+    def measures(self, a: DDWSig, b: DDWSig) -> dict[str, float]:
+        small, large = sorted((len(a.codes), len(b.codes)))
+        degree = lcs_length(a.codes, b.codes) / small if small else 0.0
+        return {"degree": degree, "ratio": small / large if large else 0.0}
 
     def relation(self, a: DDWSig, b: DDWSig) -> Relation:
         small, large = sorted((len(a.codes), len(b.codes)))

@@ -18,7 +18,9 @@ from detection.neardup.clustering import StreamingClusterer, two_hop_classes
 from detection.neardup.collection import related_pairs, signatures
 from detection.neardup.metrics import PairScores, adjusted_rand_index, pair_scores
 
-__all__ = ["Dataset", "load_dataset", "MethodResult", "evaluate_method"]
+__all__ = ["Dataset", "load_dataset", "MethodResult", "evaluate_method", "measure_quantiles"]
+
+QUANTILES = (0.0, 0.02, 0.1, 0.5, 0.9, 0.98, 1.0)
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,33 @@ def evaluate_method(method: NearDupMethod[Any], data: Dataset) -> MethodResult:
         sum(predicted[p] != "different" for p in same_site),
         len(same_site),
     )
+
+
+def measure_quantiles(
+    method: NearDupMethod[Any], data: Dataset, points: tuple[float, ...] = QUANTILES
+) -> dict[str, dict[str, list[float]]]:
+    """label → measure → its quantiles over the listed pairs (for methods with ``measures``).
+
+    This is the data the thresholds in each method's docstring are justified with.
+    """
+    measures = getattr(method, "measures", None)
+    if measures is None:
+        return {}
+    ids = {name: i for i, name in enumerate(sorted(data.texts))}
+    sigs = signatures(method, {i: data.texts[name] for name, i in ids.items()})
+    values: dict[str, dict[str, list[float]]] = {}
+    for (a, b), label in data.pairs.items():
+        for key, value in measures(sigs[ids[a]], sigs[ids[b]]).items():
+            values.setdefault(label, {}).setdefault(key, []).append(float(value))
+    return {
+        label: {key: _quantiles(v, points) for key, v in by_key.items()}
+        for label, by_key in sorted(values.items())
+    }
+
+
+def _quantiles(values: list[float], points: tuple[float, ...]) -> list[float]:
+    ordered = sorted(values)
+    return [round(ordered[round(p * (len(ordered) - 1))], 3) for p in points]
 
 
 def _first_line(text: str) -> str:

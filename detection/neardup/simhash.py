@@ -72,6 +72,9 @@ class SimHash:
         content = fold(self._templates.remove(text))
         return simhash(ngrams(words(content), self.config.ngram), self.config.seed)
 
+    def measures(self, a: int, b: int) -> dict[str, float]:
+        return {"hamming": hamming(a, b)}
+
     def relation(self, a: int, b: int) -> Relation:
         distance = hamming(a, b)
         if distance > self.config.max_distance:

@@ -83,9 +83,12 @@ class SpotSigs:
         sigs = spot_signatures(words(fold(text)), self.config.chain)
         return SpotSig(frozenset(hash64(s, self.config.seed) for s in sigs))
 
-    def relation(self, a: SpotSig, b: SpotSig) -> Relation:
+    def measures(self, a: SpotSig, b: SpotSig) -> dict[str, float]:
         union = len(a.features | b.features)
-        jaccard = len(a.features & b.features) / union if union else 0.0
+        return {"jaccard": len(a.features & b.features) / union if union else 0.0}
+
+    def relation(self, a: SpotSig, b: SpotSig) -> Relation:
+        jaccard = self.measures(a, b)["jaccard"]
         return Relation("duplicate", jaccard) if jaccard >= self.config.tau else DIFFERENT
 
     def new_index(self) -> _PrunedIndex:
