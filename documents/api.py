@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from documents import selectors, services
-from documents.models import Document
+from documents.models import Collection, Document
 from documents.serializers import (
     CollectionCreateSerializer,
     CollectionSerializer,
@@ -69,7 +69,7 @@ class CollectionDocumentsApi(APIView):
         body = DocumentCreatedSerializer(document).data
         return Response(body, status=status.HTTP_201_CREATED)
 
-    def _batch(self, collection: object, name: str, data: bytes) -> Response:
+    def _batch(self, collection: Collection, name: str, data: bytes) -> Response:
         batch = services.document_upload_batch(collection=collection, filename=name, data=data)
         body = {
             "documents": DocumentCreatedSerializer(batch.documents, many=True).data,

@@ -23,6 +23,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Protocol
 
 from django.db import connections, transaction
+from django.db.backends.utils import CursorWrapper
 
 from detection import Posting
 
@@ -244,18 +245,18 @@ class PostgresSentenceIndex:
                 [features, [counts[f] for f in features]],
             )
 
-    def _decrement_df(self, cursor: object, decrements: list[tuple[int, int]]) -> None:
+    def _decrement_df(self, cursor: CursorWrapper, decrements: list[tuple[int, int]]) -> None:
         if not decrements:
             return
         features = [feature for feature, _ in decrements]
         # Lock the rows in feature order first (as the sorted upsert does): no deadlock with
         # a concurrent add or remove touching the same features.
-        cursor.execute(  # type: ignore[attr-defined]
+        cursor.execute(
             f"SELECT feature FROM {DF_TABLE} WHERE feature = ANY(%s::bigint[])"
             " ORDER BY feature FOR UPDATE",
             [features],
         )
-        cursor.execute(  # type: ignore[attr-defined]
+        cursor.execute(
             f"""
             UPDATE {DF_TABLE} AS f SET df = f.df - t.n
             FROM unnest(%s::bigint[], %s::int[]) AS t(feature, n)
@@ -263,7 +264,7 @@ class PostgresSentenceIndex:
             """,
             [features, [n for _, n in decrements]],
         )
-        cursor.execute(  # type: ignore[attr-defined]
+        cursor.execute(
             f"DELETE FROM {DF_TABLE} WHERE feature = ANY(%s::bigint[]) AND df <= 0", [features]
         )
 

@@ -14,7 +14,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import connection, transaction
 
-from detection import Passage, analyze, coverage, detect
+from detection import DocumentAnalysis, Passage, analyze, coverage, detect
 from documents import selectors
 from documents.extraction import ArchiveMember, ExtractionError, iter_archive
 from documents.models import Collection, Document, Match, MatchPassage, Sentence
@@ -184,7 +184,7 @@ def _process(document: Document) -> None:
 
 
 def _index_replace(
-    document: Document, text: str, analysis: object, index: PostgresSentenceIndex
+    document: Document, text: str, analysis: DocumentAnalysis, index: PostgresSentenceIndex
 ) -> None:
     """Replace the document's text, sentences and postings in one transaction (re-run safe)."""
     with transaction.atomic():
@@ -193,17 +193,17 @@ def _index_replace(
         Sentence.objects.bulk_create(
             (
                 Sentence(document_id=document.id, number=s.index, start=s.start, end=s.end)
-                for s in analysis.sentences  # type: ignore[attr-defined]
+                for s in analysis.sentences
             ),
             batch_size=2000,
         )
         Document.objects.filter(id=document.id).update(
             text=text,
-            language=analysis.language,  # type: ignore[attr-defined]
-            model_version=analysis.model_version,  # type: ignore[attr-defined]
+            language=analysis.language,
+            model_version=analysis.model_version,
         )
         document.text = text
-        index.add(document.id, analysis)  # type: ignore[arg-type]
+        index.add(document.id, analysis)
 
 
 def _matches_replace(document: Document, passages: Sequence[Passage], model_version: str) -> None:

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 from documents import selectors, services
 from documents.forms import ArchivesForm, CollectionForm, UploadForm
 from documents.highlight import highlight_html
+from documents.models import Collection
 
 
 @login_required
@@ -62,7 +63,7 @@ def collection_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
     return redirect("collection_detail", collection_id=collection.id)
 
 
-def _upload_one(request: HttpRequest, collection: object, name: str, data: bytes) -> int:
+def _upload_one(request: HttpRequest, collection: Collection, name: str, data: bytes) -> int:
     """Upload one file or ZIP batch; returns how many documents were queued."""
     if not services.is_batch(name):
         services.document_upload(collection=collection, filename=name, data=data)
