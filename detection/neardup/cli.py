@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from detection.neardup import METHODS
+from detection.neardup import METHODS, NearDupMethod
 from detection.neardup.evaluation import (
     QUANTILES,
     Dataset,
@@ -34,6 +36,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--methods",
         default=",".join(METHODS),
         help=f"comma-separated subset of {', '.join(METHODS)} (default: all)",
+    )
+    command.add_argument(
+        "--no-templates",
+        action="store_true",
+        help="switch off every method's template step (to measure what it is worth)",
     )
     command.add_argument(
         "--measures",
@@ -64,6 +71,13 @@ def format_table(results: list[MethodResult]) -> str:
     return "\n".join(rows)
 
 
+def _make(name: str, no_templates: bool) -> NearDupMethod[Any]:
+    method = METHODS[name]()
+    if no_templates and hasattr(method.config, "strip_templates"):
+        method = type(method)(replace(method.config, strip_templates=False))  # type: ignore[call-arg]
+    return method
+
+
 def _print_measures(names: list[str], data: Dataset) -> int:
     report = {name: measure_quantiles(METHODS[name](), data) for name in names}
     print(json.dumps({"quantiles": list(QUANTILES), "methods": report}, ensure_ascii=False))
@@ -84,7 +98,7 @@ def _run(args: argparse.Namespace) -> int:
     data = load_dataset(args.docs_dir, args.pairs, args.clusters)
     if args.measures:
         return _print_measures(names, data)
-    results = [evaluate_method(METHODS[name](), data) for name in names]
+    results = [evaluate_method(_make(name, args.no_templates), data) for name in names]
     summary = {
         "documents": len(data.texts),
         "pairs": len(data.pairs),

@@ -50,6 +50,7 @@ class PeriodConfig:
     min_ccs: float = 0.3
     min_ratio: float = 0.85
     min_shared: int = 2
+    strip_templates: bool = True  # the IDF noise filter
     seed: int = 0
     version: str = "periods1"
 
@@ -105,6 +106,8 @@ class PeriodFeatures:
 
     def fit(self, texts: Iterable[str]) -> None:
         cfg = self.config
+        if not cfg.strip_templates:
+            return
         sets = [self._raw(t) for t in texts]
         self._noise = noise_features(sets, min_df=cfg.min_df, df_ratio=cfg.df_ratio)
 
