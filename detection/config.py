@@ -49,7 +49,7 @@ class DetectorConfig:
 
     chain_length: int = 2
     chain_gap: int = 1
-    antecedents: int = 50
+    antecedents: int = 100
     hash_seed: str = "low-idf-sig-1"
     max_sentence_chars: int = 300
     similarity: SimilarityMeasure = "jaccard"
@@ -61,7 +61,7 @@ class DetectorConfig:
     source_window: int = 6
     max_source_gap: int = 1
     min_passage_sentences: int = 2
-    join_chars: int = 250
+    join_chars: int = 100
     min_single_chars: int = 25
     min_single_mass: float = 20.0
 
