@@ -85,22 +85,50 @@ def keyed(*parts: int) -> int:
 
 
 class Recombiner:
-    """Builds variant `i` of the archive from the base documents (see the module docstring)."""
+    """Builds variant `i` of the archive from the base documents (see the module docstring).
 
-    def __init__(self, bases: Sequence[BaseDocument]) -> None:
+    With `distinct_rounds`, variant `i` of round `r = i // len(bases)` > 0 gets its features
+    re-keyed by round (`rekey`): every round then stands for a different corpus with the real
+    one's sizes, sentence lengths and feature statistics, instead of the same sentences once
+    more.  Without it, a 100k-document archive made from ~1,600 real documents holds every
+    real sentence ~60 times, so every query feature has ~60 postings: a worst case no real
+    archive shows.  Queries (`query`) are never re-keyed: they copy from round 0.
+    """
+
+    def __init__(self, bases: Sequence[BaseDocument], *, distinct_rounds: bool = False) -> None:
         usable = [b for b in bases if b.analysis.sentences]
         if not usable:
             raise ValueError("no base document has a sentence with features")
         self.bases = usable
+        self.distinct_rounds = distinct_rounds
         self._by_language: dict[str, list[int]] = {}
         for number, base in enumerate(usable):
             self._by_language.setdefault(_family(base.analysis.language), []).append(number)
 
-    def variant(self, i: int, *, target_chars: int | None = None) -> Variant:
-        """Variant `i`; `i < len(bases)` is the base document itself (unchanged)."""
+    def round_of(self, i: int) -> int:
+        """0 for real-feature variants; the re-keying round otherwise."""
+        return i // len(self.bases) if self.distinct_rounds else 0
+
+    def variant(self, i: int) -> Variant:
+        """Archive document `i`; `i < len(bases)` is the base document itself (unchanged)."""
+        made = self._recombine(i, None)
+        round_number = self.round_of(i)
+        if round_number == 0:
+            return made
+        return Variant(made.text, rekey(made.analysis, round_number))
+
+    def unkeyed(self, i: int) -> Variant:
+        """Archive document `i` before re-keying (its analysis matches its text)."""
+        return self._recombine(i, None)
+
+    def query(self, q: int, *, target_chars: int) -> Variant:
+        """Query document `q` of about `target_chars` characters (real features, not stored)."""
+        return self._recombine(-1 - q, target_chars)
+
+    def _recombine(self, i: int, target_chars: int | None) -> Variant:
         base_number = i % len(self.bases)
         base = self.bases[base_number]
-        if i < len(self.bases) and target_chars is None:
+        if 0 <= i < len(self.bases) and target_chars is None:
             return Variant(base.text, base.analysis)
         target = target_chars or len(base.text)
         donors = self._by_language[_family(base.analysis.language)]
@@ -135,6 +163,21 @@ def compose(runs: Sequence[tuple[BaseDocument, int, int]]) -> Variant:
     language = runs[0][0].analysis.language
     version = runs[0][0].analysis.model_version
     return Variant(JOIN.join(pieces), DocumentAnalysis(language, version, tuple(records)))
+
+
+def rekey(analysis: DocumentAnalysis, round_number: int) -> DocumentAnalysis:
+    """The analysis with every feature XOR-ed with a round key (a bijection on 64 bits)."""
+    key = keyed(round_number, 0xFEA7)
+    records = tuple(
+        SentenceRecord(s.index, s.start, s.end, tuple(sorted(_signed(f ^ key) for f in s.features)))
+        for s in analysis.sentences
+    )
+    return DocumentAnalysis(analysis.language, analysis.model_version, records)
+
+
+def _signed(value: int) -> int:
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >= 1 << 63 else value
 
 
 def variants(recombiner: Recombiner, ids: Sequence[int]) -> Iterator[tuple[int, Variant]]:

@@ -140,3 +140,32 @@ def latency_summary(latency: Latency) -> dict[str, float]:
         "postings_returned_max": max(latency.postings_returned),
         "passages_found_p50": percentile(latency.passages, 0.5),
     }
+
+
+def batch_all_pairs(alias: str, batch: Sequence[tuple[int, DocumentAnalysis]]) -> dict[str, object]:
+    """All-pairs inside a batch the way the app does it (documents.services._process).
+
+    Every document is checked once against an index scoped to the batch (excluding itself):
+    K inverted-index lookups instead of K*(K-1)/2 document comparisons.
+    """
+    ids = [document for document, _ in batch]
+    index = PostgresSentenceIndex(
+        model_version=batch[0][1].model_version, documents=ids, using=alias
+    )
+    per_document: list[float] = []
+    pairs: set[tuple[int, int]] = set()
+    started = time.perf_counter()
+    for document, analysis in batch:
+        begun = time.perf_counter()
+        for passage in detect(analysis, index, exclude={document}):
+            pairs.add((min(document, passage.source), max(document, passage.source)))
+        per_document.append((time.perf_counter() - begun) * 1000)
+    seconds = time.perf_counter() - started
+    return {
+        "documents": len(batch),
+        "seconds": round(seconds, 2),
+        "per_document_p50_ms": round(percentile(per_document, 0.5), 2),
+        "per_document_p95_ms": round(percentile(per_document, 0.95), 2),
+        "document_pairs_with_passages": len(pairs),
+        "possible_pairs": len(batch) * (len(batch) - 1) // 2,
+    }

@@ -24,11 +24,16 @@ SHINGLE_WORDS = 3
 THRESHOLD = 0.3
 
 
-def minhash(text: str) -> MinHash:
-    """MinHash of the document's word 3-shingles (datasketch's default seeded SHA-1 hashing)."""
+def minhash(text: str, tag: int = 0) -> MinHash:
+    """MinHash of the document's word 3-shingles (datasketch's default seeded SHA-1 hashing).
+
+    A non-zero `tag` prefixes every shingle: the peer's counterpart of the bench's re-keyed
+    rounds (`corpus.rekey`), so both indexes hold the same archive.
+    """
     words = [w.lower() for w in token_spans(text)[0]]
+    prefix = f"{tag}|" if tag else ""
     shingles = {
-        " ".join(words[i : i + SHINGLE_WORDS]).encode()
+        (prefix + " ".join(words[i : i + SHINGLE_WORDS])).encode()
         for i in range(max(1, len(words) - SHINGLE_WORDS + 1))
     }
     signature = MinHash(num_perm=NUM_PERM)
@@ -36,12 +41,12 @@ def minhash(text: str) -> MinHash:
     return signature
 
 
-def peer_benchmark(archive: Sequence[str], queries: Sequence[str]) -> dict[str, object]:
-    """Index `archive` texts in a MinHashLSH and query it with `queries`; figures as a dict."""
+def peer_benchmark(archive: Sequence[tuple[str, int]], queries: Sequence[str]) -> dict[str, object]:
+    """Index `archive` (text, tag) in a MinHashLSH, query it with `queries`; figures as a dict."""
     started = time.perf_counter()
     lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
-    for key, text in enumerate(archive):
-        lsh.insert(key, minhash(text))
+    for key, (text, tag) in enumerate(archive):
+        lsh.insert(key, minhash(text, tag))
     seconds = time.perf_counter() - started
     latencies: list[float] = []
     candidates: list[int] = []
@@ -49,7 +54,7 @@ def peer_benchmark(archive: Sequence[str], queries: Sequence[str]) -> dict[str, 
         begun = time.perf_counter()
         candidates.append(len(lsh.query(minhash(text))))
         latencies.append((time.perf_counter() - begun) * 1000)
-    megabytes = sum(len(t.encode()) for t in archive) / 1e6
+    megabytes = sum(len(t.encode()) for t, _ in archive) / 1e6
     return {
         "method": f"datasketch MinHashLSH, word {SHINGLE_WORDS}-shingles, "
         f"num_perm={NUM_PERM}, threshold={THRESHOLD}, in memory, 1 process",

@@ -68,6 +68,16 @@ class Command(BaseCommand):
             help="benchmark database (DROPPED and recreated)",
         )
         parser.add_argument("--json-out", type=Path, default=None, help="also write the JSON here")
+        parser.add_argument(
+            "--batch-pairs",
+            type=int,
+            default=200,
+            help="documents of the all-pairs batch measurement",
+        )
+        parser.add_argument(
+            "--duplicate-rounds", action="store_true",
+            help="do not re-key recombined rounds: every real sentence recurs in the archive",
+        )  # fmt: skip
         parser.add_argument("--no-explain", action="store_true")
 
     def handle(self, *args: object, **options: object) -> None:
@@ -86,6 +96,8 @@ class Command(BaseCommand):
             database=str(options["database"]),
             base_docs=int(options["base_docs"]),  # type: ignore[call-overload]
             explain=not options["no_explain"],
+            distinct_rounds=not options["duplicate_rounds"],
+            batch_pairs=max(2, min(int(options["batch_pairs"]), min(sizes))),  # type: ignore[call-overload]
         )
         report = bench_run(bench, log=lambda message: print(message, file=sys.stderr, flush=True))
         text = json.dumps(report, indent=2)
