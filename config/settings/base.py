@@ -99,8 +99,10 @@ SPECTACULAR_SETTINGS = {
 }
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", DEFAULT_BROKER_URL)
-CELERY_TASK_DEFAULT_QUEUE = "documents"
-CELERY_TASK_ROUTES = {"documents.*": {"queue": "documents"}}
+# The queue document tasks go to; a worker started without -Q consumes it (default queue).
+DOCUMENTS_QUEUE = os.environ.get("CELERY_QUEUE", "documents")
+CELERY_TASK_DEFAULT_QUEUE = DOCUMENTS_QUEUE
+CELERY_TASK_ROUTES = {"documents.*": {"queue": DOCUMENTS_QUEUE}}
 # A task is acknowledged only after it ran, and a worker takes one at a time, so a crash
 # mid-document hands the document to another worker instead of losing it.
 CELERY_TASK_ACKS_LATE = True

@@ -5,7 +5,7 @@ import os
 from pathlib import Path
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import BASE_DIR, DEFAULT_BROKER_URL
+from config.settings.base import BASE_DIR, DATABASES, DEFAULT_BROKER_URL
 
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
@@ -22,5 +22,15 @@ def _test_broker_url() -> str:
 
 
 CELERY_BROKER_URL = _test_broker_url()
+# A queue of this test session's own (the worker it starts gets the name through the env),
+# so two test sessions on one machine never take each other's tasks.
+DOCUMENTS_QUEUE = os.environ.get("TEST_CELERY_QUEUE") or f"documents-test-{os.getpid()}"
+CELERY_TASK_DEFAULT_QUEUE = DOCUMENTS_QUEUE
+CELERY_TASK_ROUTES = {"documents.*": {"queue": DOCUMENTS_QUEUE}}
+
+# pytest-django creates `test_<NAME>`; TEST_DATABASE_NAME picks another name so concurrent
+# sessions (several checkouts, several engineers) do not drop each other's test database.
+if os.environ.get("TEST_DATABASE_NAME"):
+    DATABASES["default"]["TEST"] = {"NAME": os.environ["TEST_DATABASE_NAME"]}
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "test-media"))
 MAX_UPLOAD_BYTES = 1024 * 1024

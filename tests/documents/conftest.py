@@ -32,19 +32,17 @@ def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
     from django.conf import settings
     from django.db import connection
 
-    from config.celery import app
-
-    app.control.purge()  # tasks left by an interrupted run would point at reused ids
     log = tmp_path_factory.mktemp("celery") / "worker.log"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
         "DATABASE_URL": _database_url(connection.settings_dict),
         "TEST_CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "TEST_CELERY_QUEUE": settings.DOCUMENTS_QUEUE,
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),
     }
     command = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo"]
-    command += ["-Q", "documents", "-n", f"pytest-{os.getpid()}@%h", "--loglevel=INFO"]
+    command += ["-Q", settings.DOCUMENTS_QUEUE, "-n", f"pytest-{os.getpid()}@%h", "--loglevel=INFO"]
     with open(log, "wb") as output:
         worker = subprocess.Popen(command, cwd=REPO, env=env, stdout=output, stderr=output)
     try:

@@ -47,21 +47,28 @@ def test_a_user_uploads_and_reads_the_highlighted_report(
 ):
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
+
+    def submit(element):
+        """Click something that loads a new page and wait until it has replaced this one."""
+        page = driver.find_element(By.TAG_NAME, "html")
+        element.click()
+        WebDriverWait(driver, 30).until(expected_conditions.staleness_of(page))
 
     django_user_model.objects.create_user(username="reader", password="reader-pass")
     driver.get(f"{live_server.url}/accounts/login/")
     driver.find_element(By.NAME, "username").send_keys("reader")
     driver.find_element(By.NAME, "password").send_keys("reader-pass")
-    driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    submit(driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
 
     driver.find_element(By.NAME, "name").send_keys("Browser essays")
-    driver.find_element(By.XPATH, "//button[text()='Create']").click()
+    submit(driver.find_element(By.XPATH, "//button[text()='Create']"))
     assert "Browser essays" in driver.find_element(By.TAG_NAME, "h1").text
 
     files = "\n".join(str(DATA / name) for name in ("zh_source.txt", "zh_suspicious.txt"))
     driver.find_element(By.CSS_SELECTOR, "input[type=file][name=files]").send_keys(files)
-    driver.find_element(By.ID, "upload-button").click()
+    submit(driver.find_element(By.ID, "upload-button"))
 
     def all_done(browser):
         rows = browser.find_elements(By.CSS_SELECTOR, "tr[data-document]")
@@ -71,8 +78,8 @@ def test_a_user_uploads_and_reads_the_highlighted_report(
         driver, 240, poll_frequency=0.5, ignored_exceptions=[StaleElementReferenceException]
     ).until(all_done)
 
-    driver.find_element(By.LINK_TEXT, "zh_suspicious.txt").click()
-    driver.find_element(By.ID, "report-link").click()
+    submit(driver.find_element(By.LINK_TEXT, "zh_suspicious.txt"))
+    submit(driver.find_element(By.ID, "report-link"))
     assert "zh_source.txt" in driver.find_element(By.ID, "sources").text
     left = driver.find_elements(By.CSS_SELECTOR, "#query-text mark")
     right = driver.find_elements(By.CSS_SELECTOR, "#source-text mark")

@@ -36,11 +36,11 @@ def test_production_settings_require_a_secret_key_and_hosts():
     assert ok.stdout.strip() == "['a.example', 'b.example']"
 
 
-def test_the_task_is_acknowledged_late_on_its_own_queue():
+def test_the_task_is_acknowledged_late_on_its_own_queue(settings):
     assert document_process_task.acks_late is True
     assert app.conf.worker_prefetch_multiplier == 1
     route = app.amqp.router.route({}, document_process_task.name)
-    assert route["queue"].name == "documents"
+    assert route["queue"].name == settings.DOCUMENTS_QUEUE == app.conf.task_default_queue
 
 
 @pytest.mark.django_db
