@@ -134,6 +134,15 @@ def document_enqueue(*, document: Document) -> None:
     transaction.on_commit(lambda: document_process_task.delay(document_id))
 
 
+def document_recheck(*, document: Document) -> None:
+    """Run the pipeline again (e.g. after the archive selection changed); replaces results."""
+    with transaction.atomic():
+        Document.objects.filter(id=document.id).update(
+            status=Document.Status.QUEUED, progress=0, error=""
+        )
+        document_enqueue(document=document)
+
+
 def document_delete(*, document: Document) -> None:
     """Remove a document with its postings, and refresh the similarity of documents it fed."""
     with transaction.atomic():

@@ -95,6 +95,25 @@ def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
 
 
 @login_required
+@require_POST
+def document_recheck(request: HttpRequest, document_id: int) -> HttpResponse:
+    document = selectors.document_get(user=request.user, document_id=document_id)
+    services.document_recheck(document=document)
+    messages.success(request, f"{document.filename} is queued for checking again.")
+    return redirect("document_detail", document_id=document.id)
+
+
+@login_required
+@require_POST
+def document_delete(request: HttpRequest, document_id: int) -> HttpResponse:
+    document = selectors.document_get(user=request.user, document_id=document_id)
+    collection_id, filename = document.collection_id, document.filename
+    services.document_delete(document=document)
+    messages.success(request, f"{filename} was deleted.")
+    return redirect("collection_detail", collection_id=collection_id)
+
+
+@login_required
 def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
     report = selectors.report_get(document=document)

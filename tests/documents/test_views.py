@@ -89,3 +89,25 @@ def test_the_report_escapes_document_text(browser, collection):
     page = browser.get(f"/documents/{document.id}/report/").content.decode()
     assert "<script>alert(1)" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_check_again_requeues_the_document(browser, collection):
+    document = processed(collection, "zh_source.txt")
+    response = browser.post(f"/documents/{document.id}/recheck/")
+    assert response.status_code == 302
+    document.refresh_from_db()
+    assert (document.status, document.progress) == ("queued", 0)
+
+
+def test_delete_removes_the_document(browser, collection):
+    document = processed(collection, "zh_source.txt")
+    response = browser.post(f"/documents/{document.id}/delete/")
+    assert response["Location"] == f"/collections/{collection.id}/"
+    assert not Document.objects.filter(id=document.id).exists()
+
+
+def test_strangers_cannot_delete(client, stranger, collection):
+    document = processed(collection, "zh_source.txt")
+    client.force_login(stranger)
+    assert client.post(f"/documents/{document.id}/delete/").status_code == 404
+    assert Document.objects.filter(id=document.id).exists()
