@@ -101,7 +101,7 @@ class PostgresSentenceIndex:
         with transaction.atomic(using=self.using):
             written = self._copy_postings(items)
             self._increment_df(items)
-            self._mark_indexed([document_id for document_id, _ in items], indexed=True)
+            self._mark_indexed([document_id for document_id, _ in items])
             if written >= ANALYZE_AFTER_ROWS:
                 self.analyze()
         return written
@@ -128,7 +128,7 @@ class PostgresSentenceIndex:
             )
             decrements = cursor.fetchall()
             self._decrement_df(cursor, decrements)
-            self._mark_indexed(ids, indexed=False)
+            self._mark_removed(ids)
 
     def analyze(self) -> None:
         """Refresh planner statistics after large loads."""
@@ -283,9 +283,18 @@ class PostgresSentenceIndex:
             f"DELETE FROM {DF_TABLE} WHERE feature = ANY(%s::bigint[]) AND df <= 0", [features]
         )
 
-    def _mark_indexed(self, ids: Sequence[int], *, indexed: bool) -> None:
+    def _mark_indexed(self, ids: Sequence[int]) -> None:
+        """Record on the rows that their postings are in, and of which model version."""
         with connections[self.using].cursor() as cursor:
             cursor.execute(
-                "UPDATE documents_document SET indexed = %s WHERE id = ANY(%s::bigint[])",
-                [indexed, list(ids)],
+                "UPDATE documents_document SET indexed = true, model_version = %s"
+                " WHERE id = ANY(%s::bigint[])",
+                [self.model_version, list(ids)],
+            )
+
+    def _mark_removed(self, ids: Sequence[int]) -> None:
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(
+                "UPDATE documents_document SET indexed = false WHERE id = ANY(%s::bigint[])",
+                [list(ids)],
             )

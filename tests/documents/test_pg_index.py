@@ -165,3 +165,34 @@ def test_the_posting_table_is_hash_partitioned_by_feature():
         partition_key, partitions = cursor.fetchone()
     assert partition_key == "HASH (feature)"
     assert partitions == 8
+
+
+def test_detection_through_postgres_equals_detection_through_memory(collection):
+    from detection import MemoryIndex, analyze, detect
+    from tests.documents.factories import read_fixture
+
+    names = ("zh_source.txt", "zh_suspicious.txt", "zh_unrelated.txt")
+    analyses = {}
+    for name in names:
+        text = read_fixture(name)
+        analysis = analyze(text)
+        document = Document.objects.create(
+            collection=collection, filename=name, checksum="0" * 64, text=text
+        )
+        Sentence.objects.bulk_create(
+            Sentence(document=document, number=s.index, start=s.start, end=s.end)
+            for s in analysis.sentences
+        )
+        analyses[document.id] = analysis
+    version = next(iter(analyses.values())).model_version
+    postgres = PostgresSentenceIndex(model_version=version)
+    memory = MemoryIndex()
+    for document_id, analysis in analyses.items():
+        postgres.add(document_id, analysis)
+        memory.add(document_id, analysis)
+    found_any = False
+    for document_id, analysis in analyses.items():
+        expected = detect(analysis, memory, exclude={document_id})
+        assert detect(analysis, postgres, exclude={document_id}) == expected
+        found_any = found_any or bool(expected)
+    assert found_any
