@@ -14,9 +14,10 @@
    whose length × mean score reaches ``min_single_mass`` (a whole sentence copied is a copy —
    the shorter it is, the closer the match must be; one short shared phrase, a dateline or a
    slogan, is not).
-4. Passages overlapping on both sides are merged; of passages still overlapping on the query
-   side (text repeated in the source, e.g. reference lists), only the one with most copied
-   sentences is kept — a query passage is copied from one place.
+4. Passages overlapping on both sides, or continuing each other in order on both sides within
+   ``join_chars`` characters (one copy found in pieces), are merged; of passages still
+   overlapping on the query side (text repeated in the source, e.g. reference lists), only the
+   one with most copied sentences is kept — a query passage is copied from one place.
 
 A passage's score is the mean best score of its copied sentences.  Each :class:`Alignment` also
 remembers which sentences define its four borders, so :mod:`detection.refine` can move them to
@@ -32,7 +33,9 @@ from detection.config import DetectorConfig
 from detection.model import Passage, SentenceRecord
 from detection.scoring import SentencePair
 
-__all__ = ["Alignment", "Border", "Cluster", "cluster_pairs", "split_at_source_gaps", "align"]
+__all__ = [
+    "Alignment", "Border", "Cluster", "cluster_pairs", "split_at_source_gaps", "align", "follows",
+]
 
 Span = tuple[int, int]
 
@@ -202,6 +205,38 @@ def _merge_overlapping(alignments: list[Alignment]) -> list[Alignment]:
     return merged
 
 
+def follows(first: Passage, second: Passage, join_chars: int) -> bool:
+    """Whether ``second`` (starting no earlier) overlaps ``first`` on both sides, or continues
+    it in order on both sides: within ``join_chars`` characters, or across gaps of nearly the
+    same length on both sides (up to ``4 * join_chars``) — the signature of one copy whose
+    middle sentences were too noisy to match."""
+    if first.source != second.source:
+        return False
+    overlap = second.start < first.end and (
+        second.source_start < first.source_end and first.source_start < second.source_end
+    )
+    gap = second.start - first.end
+    source_gap = second.source_start - first.source_end
+    if overlap or second.source_end < first.source_end:
+        return overlap
+    if gap <= join_chars and -join_chars <= source_gap <= join_chars:
+        return True
+    widest = max(gap, source_gap)
+    return 0 <= min(gap, source_gap) and widest <= 4 * join_chars and (
+        abs(gap - source_gap) <= 0.1 * widest + 10
+    )
+
+
+def _join_in_order(alignments: list[Alignment], join_chars: int) -> list[Alignment]:
+    joined: list[Alignment] = []
+    for item in sorted(alignments, key=lambda a: a.passage):
+        if joined and follows(joined[-1].passage, item.passage, join_chars):
+            joined[-1] = _merged(joined[-1], item)
+        else:
+            joined.append(item)
+    return joined
+
+
 def _one_source_region(alignments: list[Alignment]) -> list[Alignment]:
     kept: list[Alignment] = []
     for item in sorted(alignments, key=lambda a: (-a.strength, a.passage)):
@@ -228,4 +263,7 @@ def align(
             item = _alignment(document, group, query, source_spans, config)
             if item is not None:
                 alignments.append(item)
-    return _one_source_region(_merge_overlapping(alignments))
+    # Resolve competing source regions first, so a dropped competitor never sits between two
+    # pieces of one copy when they are joined.
+    kept = _one_source_region(_merge_overlapping(alignments))
+    return _join_in_order(kept, config.join_chars)

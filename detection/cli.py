@@ -39,7 +39,7 @@ def _compare(arguments: argparse.Namespace) -> int:
 def _pan(arguments: argparse.Namespace) -> int:
     run = run_pan(
         Path(arguments.pairs), Path(arguments.src_dir), Path(arguments.susp_dir),
-        Path(arguments.out_dir), DEFAULT_CONFIG,
+        Path(arguments.out_dir), DEFAULT_CONFIG, refine=not arguments.sentence_borders,
     )
     print(f"{run.pairs} pairs, {run.documents} documents written to {arguments.out_dir}")
     return 0
@@ -78,6 +78,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     command = subparsers.add_parser("pan", help="PAN text-alignment interface")
     for name in ("pairs", "src_dir", "susp_dir", "out_dir"):
         command.add_argument(name)
+    command.add_argument(
+        "--sentence-borders", action="store_true",
+        help="skip word-level border refinement (what detect() alone returns)",
+    )
     command.set_defaults(handler=_pan)
     command = subparsers.add_parser("evaluate", help="PAN precision/recall/granularity/plagdet")
     command.add_argument("truth_dir")

@@ -43,8 +43,8 @@ class DetectorConfig:
         min_passage_sentences / min_single_chars / min_single_mass: a passage needs this many
             copied sentences, or fewer spanning at least ``min_single_chars`` characters whose
             length × mean score is at least ``min_single_mass``.
-        join_chars: after word-level refinement (when both texts are known), passages that
-            continue each other in order on both sides within this many characters are joined.
+        join_chars: passages that continue each other in order on both sides within this many
+            characters are joined (again after word-level refinement, when both texts are known).
     """
 
     chain_length: int = 2

@@ -106,8 +106,14 @@ def run_pan(
     suspicious_dir: Path,
     out_dir: Path,
     config: DetectorConfig = DEFAULT_CONFIG,
+    *,
+    refine: bool = True,
 ) -> PanRun:
-    """Detect every pair of ``pairs_file`` and write the PAN XML files into ``out_dir``."""
+    """Detect every pair of ``pairs_file`` and write the PAN XML files into ``out_dir``.
+
+    ``refine=False`` keeps the sentence borders of :func:`detection.detect` (what the app
+    stores when it does not refine), for comparison.
+    """
     pairs = read_pairs(pairs_file)
     sources = sorted({source for _, source in pairs})
     source_ids = {name: number for number, name in enumerate(sources)}
@@ -132,7 +138,10 @@ def run_pan(
         found = [
             a for a in detect_alignments(analysis, index, config=config) if a.passage.source in ids
         ]
-        passages = _refined(text, found, views, source_dir, sources, config)
+        if refine:
+            passages = _refined(text, found, views, source_dir, sources, config)
+        else:
+            passages = [a.passage for a in found]
         for name in its_sources:
             mine = [p for p in passages if p.source == source_ids[name]]
             target = out_dir / output_name(suspicious, name)

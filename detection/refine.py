@@ -25,7 +25,7 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from detection.align import Alignment, Border
+from detection.align import Alignment, Border, follows
 from detection.model import Passage
 from detection.normalize import normalize
 from detection.words import token_spans
@@ -140,29 +140,13 @@ def _refined(item: Alignment, query: WordView, source: WordView) -> Passage:
     return p
 
 
-def _follows(first: Passage, second: Passage, join_chars: int) -> bool:
-    """Whether ``second`` (starting no earlier) overlaps ``first`` on both sides, or continues
-    it in order on both sides within ``join_chars``."""
-    if first.source != second.source:
-        return False
-    overlap = second.start < first.end and (
-        second.source_start < first.source_end and first.source_start < second.source_end
-    )
-    in_order = (
-        second.start - first.end <= join_chars
-        and -join_chars <= second.source_start - first.source_end <= join_chars
-        and second.source_end >= first.source_end
-    )
-    return overlap or in_order
-
-
 def join_adjacent(passages: Sequence[Passage], join_chars: int) -> list[Passage]:
     """Join passages that continue each other in order on both sides (one copy found in
     pieces because a sentence between them was too noisy to match)."""
     joined: list[Passage] = []
     for passage in sorted(passages, key=lambda p: (p.source, p.start, p.end)):
         last = joined[-1] if joined else None
-        if last is not None and _follows(last, passage, join_chars):
+        if last is not None and follows(last, passage, join_chars):
             joined[-1] = replace(
                 last,
                 end=max(last.end, passage.end),
