@@ -169,3 +169,21 @@ def batch_all_pairs(alias: str, batch: Sequence[tuple[int, DocumentAnalysis]]) -
         "document_pairs_with_passages": len(pairs),
         "possible_pairs": len(batch) * (len(batch) - 1) // 2,
     }
+
+
+def remove_latency(
+    index: PostgresSentenceIndex, items: Sequence[tuple[int, DocumentAnalysis]]
+) -> dict[str, object]:
+    """Time `remove` (postings deleted via the document_id btree, df decremented) per
+    document, then put the documents back with one `add_many` (the archive is unchanged)."""
+    times: list[float] = []
+    for document, _ in items:
+        started = time.perf_counter()
+        index.remove(document)
+        times.append((time.perf_counter() - started) * 1000)
+    index.add_many(items)
+    return {
+        "documents": len(items),
+        "remove_p50_ms": round(percentile(times, 0.5), 2),
+        "remove_p95_ms": round(percentile(times, 0.95), 2),
+    }

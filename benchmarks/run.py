@@ -71,6 +71,10 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
     all_pairs = latency.batch_all_pairs(
         alias, [(corpus.document_id(i), recombiner.variant(i).analysis) for i in batch_ids]
     )
+    removal = latency.remove_latency(
+        latency.timed_index(alias, queries[0].model_version, latency.LoadClock()),
+        [(corpus.document_id(i), recombiner.variant(i).analysis) for i in batch_ids[:20]],
+    )
     say(f"peer: datasketch on {options.peer_docs} documents")
     peer = peers.peer_benchmark(
         [(recombiner.variant(i).text, recombiner.round_of(i)) for i in range(options.peer_docs)],
@@ -84,6 +88,7 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
         "copy_load": load,
         "curve": curve,
         "batch_all_pairs": all_pairs,
+        "remove_at_largest_size": removal,
         "peer": {**peer, "ours_at_same_size": _point(curve, options.peer_docs)},
         "targets": _targets(curve, ingest_figures, load),
         "main_process_max_rss_mb": _rss(),

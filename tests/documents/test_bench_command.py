@@ -61,6 +61,8 @@ def test_it_prints_one_json_object_with_every_figure(bench_report):
     assert all(w["max_rss_mb"] > 0 for w in ingest["workers"])
     assert report["copy_load"]["documents"] == 50
     assert report["copy_load"]["postings_per_s_copy"] > 0
+    assert report["remove_at_largest_size"]["documents"] == 20
+    assert report["batch_all_pairs"]["documents"] == 30
 
 
 def test_the_curve_has_a_point_per_size_with_growing_postings(bench_report):
