@@ -105,7 +105,7 @@ def cosine(a: DWDCSSig, b: DWDCSSig) -> float:
     dot = sum(fa[c].frequency * fb[c].frequency for c in fa.keys() & fb.keys())
     na = math.sqrt(sum(k.frequency**2 for k in a.keys))
     nb = math.sqrt(sum(k.frequency**2 for k in b.keys))
-    return dot / (na * nb) if na and nb else 0.0
+    return min(1.0, dot / (na * nb)) if na and nb else 0.0
 
 
 def position_spread(a: DWDCSSig, b: DWDCSSig) -> float:

@@ -51,11 +51,12 @@ class _HashIndex:
     def __init__(self) -> None:
         self._table: defaultdict[int, set[int]] = defaultdict(set)
 
-    def add(self, doc_id: int, sig: int) -> None:
-        self._table[sig].add(doc_id)
+    def add(self, doc_id: int, sig: int | None) -> None:
+        if sig is not None:
+            self._table[sig].add(doc_id)
 
-    def candidates(self, sig: int) -> set[int]:
-        return set(self._table.get(sig, ()))
+    def candidates(self, sig: int | None) -> set[int]:
+        return set() if sig is None else set(self._table.get(sig, ()))
 
 
 @dataclass(slots=True)
@@ -73,17 +74,18 @@ class IMatch:
         if self.config.strip_templates:
             self._templates.fit(texts)
 
-    def signature(self, text: str) -> int:
+    def signature(self, text: str) -> int | None:
+        """Hash of the sorted in-band terms, or None when there are none (matches nothing)."""
         cfg = self.config
         terms = {
             w
             for w in words(fold(self._templates.remove(text)))
             if cfg.min_zipf <= zipf(w) < cfg.max_zipf
         }
-        return hash64("\x1f".join(sorted(terms)), cfg.seed)
+        return hash64("\x1f".join(sorted(terms)), cfg.seed) if terms else None
 
-    def relation(self, a: int, b: int) -> Relation:
-        return Relation("duplicate", 1.0) if a == b else DIFFERENT
+    def relation(self, a: int | None, b: int | None) -> Relation:
+        return Relation("duplicate", 1.0) if a is not None and a == b else DIFFERENT
 
     def new_index(self) -> _HashIndex:
         return _HashIndex()

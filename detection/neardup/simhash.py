@@ -68,18 +68,36 @@ class SimHash:
         if self.config.strip_templates:
             self._templates.fit(texts)
 
-    def signature(self, text: str) -> int:
+    def signature(self, text: str) -> int | None:
+        """The SimHash, or None for a text without words (it matches nothing)."""
         content = fold(self._templates.remove(text))
-        return simhash(ngrams(words(content), self.config.ngram), self.config.seed)
+        grams = ngrams(words(content), self.config.ngram)
+        return simhash(grams, self.config.seed) if grams else None
 
-    def measures(self, a: int, b: int) -> dict[str, float]:
-        return {"hamming": hamming(a, b)}
+    def measures(self, a: int | None, b: int | None) -> dict[str, float]:
+        return {"hamming": 64 if a is None or b is None else hamming(a, b)}
 
-    def relation(self, a: int, b: int) -> Relation:
+    def relation(self, a: int | None, b: int | None) -> Relation:
+        if a is None or b is None:
+            return DIFFERENT
         distance = hamming(a, b)
         if distance > self.config.max_distance:
             return DIFFERENT
         return Relation("duplicate", 1.0 - distance / 64)
 
-    def new_index(self) -> BandIndex:
-        return BandIndex(bands=self.config.bands)
+    def new_index(self) -> _SimHashIndex:
+        return _SimHashIndex(BandIndex(bands=self.config.bands))
+
+
+class _SimHashIndex:
+    """The band index, skipping empty documents."""
+
+    def __init__(self, bands: BandIndex) -> None:
+        self._bands = bands
+
+    def add(self, doc_id: int, sig: int | None) -> None:
+        if sig is not None:
+            self._bands.add(doc_id, sig)
+
+    def candidates(self, sig: int | None) -> set[int]:
+        return set() if sig is None else self._bands.candidates(sig)
