@@ -15,11 +15,14 @@ from detection.neardup.clustering import StreamingClusterer
 from detection.neardup.collection import Cluster, Member, cluster_documents
 from detection.neardup.ddw import DDW, DDWConfig
 from detection.neardup.dwdcs import DWDCS, DWDCSConfig
+from detection.neardup.hashing import hash_u64
 from detection.neardup.imatch import IMatch, IMatchConfig
 from detection.neardup.periods import PeriodConfig, PeriodFeatures
 from detection.neardup.shingling import Shingling, ShinglingConfig
 from detection.neardup.simhash import SimHash, SimHashConfig
 from detection.neardup.spotsigs import SpotSigs, SpotSigsConfig
+from detection.normalize import NORMALIZE_VERSION
+from detection.words import WORDS_VERSION
 
 __all__ = [
     "METHODS",
@@ -44,7 +47,17 @@ __all__ = [
     "SimHashConfig",
     "StreamingClusterer",
     "cluster_documents",
+    "signature_version",
 ]
+
+
+def signature_version(method: NearDupMethod[Any]) -> str:
+    """What made a method's signatures: its config (name, version and a digest of every
+    threshold) and the shared text layer.  Store it with persisted signatures and never compare
+    signatures whose versions differ."""
+    digest = hash_u64(repr(method.config)) & 0xFFFFFFFF
+    return f"{method.config.version}-{digest:08x}+{NORMALIZE_VERSION}+{WORDS_VERSION}"
+
 
 METHODS: dict[str, Callable[[], NearDupMethod[Any]]] = {
     "simhash": SimHash,
