@@ -66,9 +66,10 @@ def collection_archives_set(*, collection: Collection, archive_ids: Iterable[int
 
 
 def document_upload(
-    *, collection: Collection, filename: str, data: bytes, folder: str = ""
+    *, collection: Collection, filename: str, data: bytes, folder: str = "", enqueue: bool = True
 ) -> Document:
-    """Store the original file and queue its processing once the row is committed."""
+    """Store the original file and queue its processing once the row is committed
+    (`enqueue=False`: the caller runs `document_process` itself)."""
     filename = (filename or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
     if not filename:
         raise UploadError("The file has no name.")
@@ -88,7 +89,8 @@ def document_upload(
         )
         document.original.save(filename, ContentFile(data), save=False)
         document.save()
-        document_enqueue(document=document)
+        if enqueue:
+            document_enqueue(document=document)
     return document
 
 
