@@ -31,3 +31,25 @@ def test_empty_collection_and_empty_documents(name):
     clusters = cluster_documents(make(name), {1: "", 2: "   ", 3: "。。。"})
     assert sorted(m.doc_id for c in clusters for m in c.members) == [1, 2, 3]
     assert len(clusters) == 3  # documents without content are near-duplicates of nothing
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_signatures_survive_pickling(name, collection):
+    import pickle
+
+    method = make(name)
+    method.fit(collection.values())
+    sig = method.signature(collection[0])
+    again = pickle.loads(pickle.dumps(sig))
+    assert method.relation(again, method.signature(collection[1])) == method.relation(
+        sig, method.signature(collection[1])
+    )
+
+
+def test_signature_version_changes_with_any_threshold():
+    from detection.neardup import PeriodConfig, PeriodFeatures, signature_version
+
+    default = signature_version(PeriodFeatures())
+    assert default == signature_version(PeriodFeatures())
+    assert default != signature_version(PeriodFeatures(PeriodConfig(min_ccs=0.31)))
+    assert default.startswith("periods1-")
