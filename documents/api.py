@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from documents import selectors, services
 from documents.models import Collection, Document
 from documents.serializers import (
+    ArchivesSerializer,
     CollectionCreateSerializer,
     CollectionSerializer,
     DocumentCreatedSerializer,
@@ -38,6 +39,19 @@ class CollectionListApi(APIView):
         except ValueError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(CollectionSerializer(collection).data, status=status.HTTP_201_CREATED)
+
+
+class CollectionArchivesApi(APIView):
+    @extend_schema(request=ArchivesSerializer, responses=ArchivesSerializer)
+    def put(self, request: Request, collection_id: int) -> Response:
+        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        data = ArchivesSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.collection_archives_set(
+            collection=collection, archive_ids=data.validated_data["archives"]
+        )
+        chosen = list(collection.archives.order_by("id").values_list("id", flat=True))
+        return Response({"archives": chosen})
 
 
 class CollectionDocumentsApi(APIView):

@@ -16,6 +16,10 @@ class CollectionSerializer(serializers.Serializer):
     kind = serializers.CharField()
 
 
+class ArchivesSerializer(serializers.Serializer):
+    archives = serializers.ListField(child=serializers.IntegerField(), allow_empty=True)
+
+
 class DocumentUploadSerializer(serializers.Serializer):
     file = serializers.FileField(allow_empty_file=True)
     folder = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)

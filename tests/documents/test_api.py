@@ -168,3 +168,12 @@ def test_it_lists_a_collections_documents_newest_first(api, collection):
     assert [d["id"] for d in listed] == [second.id, first.id]
     assert listed[0]["status"] == "done" and listed[0]["similarity"] is not None
     assert listed[1]["similarity"] is None
+
+
+def test_it_sets_the_archives_to_check_against(api, owner, stranger, collection):
+    mine = services.collection_create(owner=owner, name="Refs", kind="archive")
+    theirs = services.collection_create(owner=stranger, name="X", kind="archive")
+    url = f"/api/collections/{collection.id}/archives/"
+    response = api.put(url, {"archives": [mine.id, theirs.id, collection.id]}, format="json")
+    assert response.json() == {"archives": [mine.id]}
+    assert api.put(url, {"archives": "x"}, format="json").status_code == 400
