@@ -131,7 +131,9 @@ def _same_site(data: Dataset, pair: tuple[str, str]) -> bool:
     return _first_line(data.texts[pair[0]]) == _first_line(data.texts[pair[1]])
 
 
-def _streaming(method: NearDupMethod[Any], sigs: Mapping[int, Any], names: list[str]):
+def _streaming(
+    method: NearDupMethod[Any], sigs: Mapping[int, Any], names: list[str]
+) -> dict[str, int]:
     clusterer = StreamingClusterer(method)
     return {names[doc]: clusterer.assign(doc, sigs[doc]) for doc in sorted(sigs)}
 

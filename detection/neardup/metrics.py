@@ -25,7 +25,9 @@ def _ratio(num: int, den: int) -> float:
     return num / den if den else 0.0
 
 
-def pair_scores(truth: Mapping[tuple[str, str], str], predicted: Mapping[tuple[str, str], str]):
+def pair_scores(
+    truth: Mapping[tuple[str, str], str], predicted: Mapping[tuple[str, str], str]
+) -> PairScores:
     """Scores of "near-duplicate (duplicate or containment) vs different" over ``truth``'s pairs.
 
     ``relation_accuracy`` counts only methods that decide containment at all: a method whose
