@@ -1,3 +1,6 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from detection.neardup import METHODS, cluster_documents
 from detection.neardup.clustering import components, two_hop_classes
 
@@ -40,3 +43,25 @@ def test_every_method_is_registered_and_separates_two_stories(collection):
             continue
         assert cluster_of[0] == cluster_of[1], name
         assert cluster_of[4] == cluster_of[8], name
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(1, 25),
+    edges=st.lists(st.tuples(st.integers(0, 24), st.integers(0, 24)), max_size=60),
+)
+def test_two_hop_classes_partition_the_nodes_around_their_centres(n, edges):
+    edges = [(a, b) for a, b in edges if a < n and b < n]
+    classes = two_hop_classes(range(n), edges)
+    members = [m for _, ms in classes for m in ms]
+    assert sorted(members) == list(range(n))  # a partition
+    adj = {i: set() for i in range(n)}
+    for a, b in edges:
+        adj[a].add(b)
+        adj[b].add(a)
+    comp_of = {m: i for i, comp in enumerate(components(range(n), edges)) for m in comp}
+    for centre, ms in classes:
+        assert centre in ms
+        near = {centre} | adj[centre] | {x for y in adj[centre] for x in adj[y]}
+        assert set(ms) <= near  # within two edges of the centre
+        assert len({comp_of[m] for m in ms}) == 1  # never across components
