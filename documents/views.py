@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 
 from documents import selectors, services
 from documents.forms import ArchivesForm, CollectionForm, UploadForm
-from documents.highlight import highlight_html
+from documents.highlight import PALETTE_SIZE, highlight_html
 from documents.models import Collection
 
 
@@ -122,6 +122,15 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
     if chosen is not None:
         source = selectors.source_text_get(document=document, source_id=chosen.document)
         passages = chosen.passages
+        context["passage_rows"] = [
+            {
+                "number": number,
+                "colour": number % PALETTE_SIZE,
+                "excerpt": _excerpt(document.text, passage.start, passage.end),
+                "passage": passage,
+            }
+            for number, passage in enumerate(passages)
+        ]
         context["left_html"] = highlight_html(
             document.text, [(p.start, p.end) for p in passages], side="q"
         )
@@ -133,6 +142,11 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
     else:
         context["left_html"] = highlight_html(document.text, [], side="q")
     return render(request, "documents/report.html", context)
+
+
+def _excerpt(text: str, start: int, end: int, length: int = 40) -> str:
+    piece = " ".join(text[start:end].split())
+    return piece if len(piece) <= length else piece[:length] + "…"
 
 
 def _chosen_source(report: selectors.Report, wanted: str | None) -> selectors.SourceView | None:

@@ -22,6 +22,19 @@
     }
   });
 
+  // The passage list: show the passage on both sides at once.
+  document.querySelectorAll("a.jump[data-pair]").forEach(function (link) {
+    link.addEventListener("click", function (event) {
+      event.preventDefault();
+      ["q-", "s-"].forEach(function (prefix) {
+        var mark = document.getElementById(prefix + link.dataset.pair);
+        if (mark) { reveal(mark); }
+      });
+      var panes = document.querySelector(".side-by-side");
+      if (panes) { panes.scrollIntoView({ behavior: "smooth" }); }
+    });
+  });
+
   document.querySelectorAll(".side-by-side mark[data-pair]").forEach(function (mark) {
     mark.addEventListener("click", function () {
       var side = mark.closest("#query-text") ? "q" : "s";
