@@ -22,6 +22,8 @@ class DetectorConfig:
 
     Feature model (stored with every posting):
         chain_length: c — words after the antecedent in a chain (the chain has c + 1 words).
+        han_chain_length: c for chains whose antecedent is a Chinese word (a jieba word carries
+            more than an English one, and Chinese copy edits touch more of them).
         chain_gap: d — distance between chained words.
         antecedents: n — lowest-IDF words taken per language from the shipped IDF table.
         hash_seed: key of the blake2b feature hash.
@@ -31,6 +33,9 @@ class DetectorConfig:
         similarity: how shared features become a sentence-pair score.
         sentence_threshold: minimum score for a copied sentence pair.
         min_shared: minimum shared features for a copied sentence pair.
+        containment_threshold / containment_min_features: a pair also counts when the smaller
+            sentence has at least this many features and this share of them lies inside the
+            larger one (copies that merge or split sentences).
         max_df_fraction / max_df_floor: features in more than
             ``max(max_df_floor, max_df_fraction * documents)`` documents are ignored.
 
@@ -48,6 +53,7 @@ class DetectorConfig:
     """
 
     chain_length: int = 2
+    han_chain_length: int = 1
     chain_gap: int = 1
     antecedents: int = 100
     hash_seed: str = "low-idf-sig-1"
@@ -55,6 +61,8 @@ class DetectorConfig:
     similarity: SimilarityMeasure = "jaccard"
     sentence_threshold: float = 0.3
     min_shared: int = 2
+    containment_threshold: float = 0.6
+    containment_min_features: int = 6
     max_df_fraction: float = 0.02
     max_df_floor: int = 50
     max_gap: int = 3
@@ -66,7 +74,9 @@ class DetectorConfig:
     min_single_mass: float = 20.0
 
     def __post_init__(self) -> None:
-        if self.chain_length < 0 or self.chain_gap < 1 or self.antecedents < 0:
+        if min(self.chain_length, self.han_chain_length, self.antecedents) < 0 or (
+            self.chain_gap < 1
+        ):
             raise ValueError(
                 "DetectorConfig needs chain_length >= 0, chain_gap >= 1 and antecedents >= 0"
             )

@@ -7,7 +7,10 @@ step over them):
    the sentence's first word, so every non-empty sentence has at least one feature;
 2. for every antecedent at position p the chain is the words at p, p+d, …, p+c·d — the
    antecedent is part of its chain; chains are cut at the sentence end (a chain of at least two
-   words, or the first word's chain, is kept);
+   words, or the first word's chain, is kept).  c is ``han_chain_length`` when the antecedent
+   is a Chinese word: a jieba word carries about as much as two English words, and Chinese copy
+   editing (synonyms, dropped or swapped words) breaks long chains — measured in
+   docs/detection.md;
 3. each chain is hashed to a signed 64-bit integer (fits PostgreSQL bigint, identical in every
    process — never Python's ``hash()``): every word gets a keyed blake2b 64-bit hash (cached),
    and a chain is ``Σ word_hash[i] · M[i] mod 2^64`` with odd position multipliers ``M`` also
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import operator
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -44,6 +48,7 @@ class FeatureModel:
     antecedents: frozenset[str]
     skip: frozenset[str]
     chain_length: int
+    han_chain_length: int
     chain_gap: int
     key: bytes
     multipliers: tuple[int, ...]
@@ -55,8 +60,9 @@ def feature_model(config: DetectorConfig) -> FeatureModel:
     """The feature model of ``config`` (cached per config) with its version string."""
     idf = load_idf_model()
     key = hashlib.blake2b(config.hash_seed.encode("utf-8"), digest_size=16).digest()
+    longest = max(config.chain_length, config.han_chain_length)
     version = (
-        f"lis1;idf={idf.version}@{idf.digest};n={config.antecedents};c={config.chain_length};"
+        f"lis1;idf={idf.version}@{idf.digest};n={config.antecedents};c={config.chain_length}/{config.han_chain_length};"
         f"d={config.chain_gap};seed={config.hash_seed};hash=b2sum1;text={NORMALIZE_VERSION}/"
         f"{WORDS_VERSION}/{SENTENCES_VERSION}/max{config.max_sentence_chars}"
     )
@@ -64,9 +70,10 @@ def feature_model(config: DetectorConfig) -> FeatureModel:
         antecedents=idf.antecedents(config.antecedents),
         skip=idf.skip,
         chain_length=config.chain_length,
+        han_chain_length=config.han_chain_length,
         chain_gap=config.chain_gap,
         key=key,
-        multipliers=tuple(_multiplier(key, i) for i in range(config.chain_length + 1)),
+        multipliers=tuple(_multiplier(key, i) for i in range(longest + 1)),
         version=version,
     )
 
@@ -76,6 +83,7 @@ def _multiplier(key: bytes, position: int) -> int:
     return int.from_bytes(digest, "big") | 1
 
 
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _MASK = (1 << 64) - 1
 _SIGN = 1 << 63
 _WORD_CACHE_LIMIT = 1 << 20
@@ -111,13 +119,22 @@ def _starts(kept: Sequence[str], model: FeatureModel) -> list[int]:
     return [0, *[i for i in range(1, len(kept)) if kept[i] in antecedents]] if kept else []
 
 
+def _reaches(kept: Sequence[str], starts: Sequence[int], model: FeatureModel) -> list[int]:
+    """Index just past each chain: Han antecedents get ``han_chain_length`` more words."""
+    plain = model.chain_length * model.chain_gap + 1
+    han = model.han_chain_length * model.chain_gap + 1
+    if plain == han:
+        return [p + plain for p in starts]
+    return [p + (han if _HAN.match(kept[p]) else plain) for p in starts]
+
+
 def chains(words: Sequence[str], model: FeatureModel) -> list[tuple[str, ...]]:
     """The word chains of one sentence, in order of their antecedent (duplicates kept)."""
     kept = _kept(words, model)
-    reach = model.chain_length * model.chain_gap
+    starts = _starts(kept, model)
     result: list[tuple[str, ...]] = []
-    for position in _starts(kept, model):
-        chain = tuple(kept[position : position + reach + 1 : model.chain_gap])
+    for position, reach in zip(starts, _reaches(kept, starts, model), strict=True):
+        chain = tuple(kept[position:reach : model.chain_gap])
         if len(chain) >= 2 or position == 0:
             result.append(chain)
     return result
@@ -138,12 +155,12 @@ def sentence_features(words: Sequence[str], model: FeatureModel) -> tuple[int, .
     """Sorted unique Low-IDF-Sig features of a sentence's words."""
     kept = _kept(words, model)
     hashes = _word_hashes(kept, model.key)
-    reach = model.chain_length * model.chain_gap
+    starts = _starts(kept, model)
     step = model.chain_gap
     multipliers = model.multipliers
     features: set[int] = set()
-    for position in _starts(kept, model):
-        chain = hashes[position : position + reach + 1 : step]
+    for position, reach in zip(starts, _reaches(kept, starts, model), strict=True):
+        chain = hashes[position:reach:step]
         if len(chain) >= 2 or position == 0:
             features.add(_signed(sum(map(operator.mul, chain, multipliers))))
     return tuple(sorted(features))

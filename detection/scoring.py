@@ -82,7 +82,27 @@ def copied_pairs(
         for (document, source, source_size), shared in counts.items():
             if not _is_pair(shared, size, source_size, config):
                 continue
-            score = similarity(shared, size, source_size, config.similarity)
-            if score >= config.sentence_threshold:
+            score = _pair_score(shared, size, source_size, config)
+            if score is not None:
                 pairs.append(SentencePair(document, sentence.index, source, score))
     return pairs
+
+
+def _pair_score(shared: int, size: int, source_size: int, config: DetectorConfig) -> float | None:
+    """The pair's score, or None when it is not a copied pair.
+
+    Besides the main measure, a pair also counts when the smaller sentence has at least
+    ``containment_min_features`` features and lies mostly (``containment_threshold``) inside the
+    larger: a copy that merged or split sentences (punctuation changed) pairs one long unit with
+    a short one, which Jaccard rejects; the size floor keeps short reference-list lines from
+    matching every longer line that contains them.
+    """
+    score = similarity(shared, size, source_size, config.similarity)
+    if score >= config.sentence_threshold:
+        return score
+    smaller = min(size, source_size)
+    if smaller >= config.containment_min_features and (
+        shared / smaller >= config.containment_threshold
+    ):
+        return max(score, config.sentence_threshold)
+    return None

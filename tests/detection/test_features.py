@@ -115,3 +115,11 @@ def test_feature_model_is_a_frozen_value():
     assert isinstance(model, FeatureModel)
     assert "的" in model.skip and "the" in model.skip
     assert "的" not in model.antecedents and "是" in model.antecedents
+
+
+def test_chinese_antecedents_use_the_han_chain_length():
+    model = dataclasses.replace(seed_model(c=2), antecedents=frozenset({"我们", "of"}))
+    model = dataclasses.replace(model, han_chain_length=1)
+    assert chains(["x", "我们", "看到", "发展", "of", "a", "b"], model) == [
+        ("x", "我们", "看到"), ("我们", "看到"), ("of", "a", "b"),
+    ]
