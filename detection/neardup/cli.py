@@ -1,7 +1,8 @@
-"""``python -m detection neardup-eval DOCS_DIR PAIRS.tsv [CLUSTERS.tsv]``: compare every method.
+"""Near-duplicate subcommands of ``python -m detection`` (registered through :func:`register`).
 
-Prints one JSON object (``{"documents": n, "pairs": m, "methods": [...]}``) and then a readable
-table.  Registered by ``detection/__main__.py`` through :func:`register`.
+- ``neardup-eval DOCS_DIR PAIRS.tsv [CLUSTERS.tsv]`` compares every method: one JSON object
+  (``{"documents": n, "pairs": m, "methods": [...]}``) and then a readable table.
+- ``neardup-cluster DOCS_DIR [--method periods]`` prints one JSON line per cluster.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from detection.neardup import METHODS, NearDupMethod
+from detection.neardup import METHODS, NearDupMethod, cluster_documents
 from detection.neardup.evaluation import (
     QUANTILES,
     Dataset,
@@ -48,6 +49,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="instead of scores, print per-label quantiles of each method's similarity measures",
     )
     command.set_defaults(handler=_run)
+    command = subparsers.add_parser(
+        "neardup-cluster", help="group a folder of *.txt documents into near-duplicate clusters"
+    )
+    command.add_argument("docs_dir", type=Path, help="folder of *.txt documents")
+    command.add_argument("--method", default="periods", choices=sorted(METHODS))
+    command.add_argument("--all", action="store_true", help="also print single documents")
+    command.set_defaults(handler=_cluster)
 
 
 def _fmt(value: float | None) -> str:
@@ -76,6 +84,21 @@ def _make(name: str, no_templates: bool) -> NearDupMethod[Any]:
     if no_templates and hasattr(method.config, "strip_templates"):
         method = type(method)(replace(method.config, strip_templates=False))  # type: ignore[call-arg]
     return method
+
+
+def _cluster(args: argparse.Namespace) -> int:
+    """One JSON object per cluster: centre and members with their relation to the centre."""
+    paths = sorted(args.docs_dir.glob("*.txt"))
+    texts = {i: p.read_text(encoding="utf-8") for i, p in enumerate(paths)}
+    for cluster in cluster_documents(METHODS[args.method](), texts):
+        if len(cluster.members) < 2 and not args.all:
+            continue
+        members = [
+            {"doc": paths[m.doc_id].name, "relation": m.relation, "score": round(m.score, 3)}
+            for m in cluster.members
+        ]
+        print(json.dumps({"centre": paths[cluster.centre].name, "members": members}))
+    return 0
 
 
 def _print_measures(names: list[str], data: Dataset) -> int:

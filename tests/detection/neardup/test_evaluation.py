@@ -69,3 +69,17 @@ def test_cli_prints_json_then_a_table(tmp_path, collection, capsys):
     assert [m["method"] for m in summary["methods"]] == ["periods", "simhash"]
     assert summary["documents"] == 9 and summary["pairs"] == len(LABELS)
     assert table[0].split()[:4] == ["method", "P", "R", "F1"]
+
+
+def test_cluster_command_prints_one_json_line_per_group(tmp_path, collection, capsys):
+    from detection.__main__ import main
+
+    write_set(tmp_path, collection)
+    assert main(["neardup-cluster", str(tmp_path / "docs"), "--method", "periods"]) == 0
+    groups = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    docs = sorted(sorted(m["doc"] for m in g["members"]) for g in groups)
+    assert docs == [
+        ["d0.txt", "d1.txt", "d2.txt", "d3.txt", "d7.txt"],
+        ["d4.txt", "d8.txt"],
+        ["d5.txt", "d6.txt"],
+    ]
