@@ -104,6 +104,10 @@ pg_bootstrap() {
         # CREATEDB: pytest-django creates and drops test_$DB_NAME.
         pg_psql -d postgres -c "ALTER ROLE $DB_USER LOGIN CREATEDB PASSWORD '$DB_PASSWORD'"
     fi
+    # DROP DATABASE ... WITH (FORCE) (benchmark and test databases) must also end the
+    # autovacuum worker that may be busy in a freshly loaded database; without this role
+    # a non-superuser gets "must be a member of ... pg_signal_backend".
+    pg_psql -d postgres -c "GRANT pg_signal_backend TO $DB_USER"
     exists="$(pg_psql -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$DB_NAME'")"
     if [ "$exists" != 1 ]; then
         log "creating database $DB_NAME"
