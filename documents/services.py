@@ -150,7 +150,7 @@ def document_delete(*, document: Document) -> None:
     with transaction.atomic():
         _lock_collection(document.collection_id)
         affected = list(Match.objects.filter(source=document).values_list("document_id", flat=True))
-        PostgresSentenceIndex(model_version=document.model_version or "-").remove(document.id)
+        # The postings go with the row (trigger of migration 0003), df included.
         document.original.delete(save=False)
         document.delete()
         for other in Document.objects.filter(id__in=affected):

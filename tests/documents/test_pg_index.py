@@ -196,3 +196,26 @@ def test_detection_through_postgres_equals_detection_through_memory(collection):
         assert detect(analysis, postgres, exclude={document_id}) == expected
         found_any = found_any or bool(expected)
     assert found_any
+
+
+def test_deleting_documents_in_any_way_removes_their_postings(owner):
+    doomed = Collection.objects.create(owner=owner, name="doomed")
+    kept = Collection.objects.create(owner=owner, name="kept")
+    first, first_analysis = make_document(doomed, {7, 8})
+    second, second_analysis = make_document(doomed, {7})
+    third, third_analysis = make_document(kept, {7})
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add_many(
+        [
+            (d.id, a)
+            for d, a in [
+                (first, first_analysis),
+                (second, second_analysis),
+                (third, third_analysis),
+            ]
+        ]
+    )
+    doomed.delete()  # a cascade, as the admin would do it
+    assert posting_count(first.id) == posting_count(second.id) == 0
+    assert (df_of(7), df_of(8)) == (1, None)
+    assert index.postings({7, 8}, max_df=None) == [Posting(7, third.id, 0, 1)]
