@@ -9,6 +9,9 @@ Layout (created by migration 0002, see `documents/migrations/0002_posting_index.
   feature occurs. Kept in step with the postings on add/remove so the query can skip features
   too common to be evidence of copying (the detector passes `max_df`).
 
+Deleting Document rows (in any way) deletes their postings and decrements df through the
+trigger of migration 0003; `remove_many` is for re-indexing documents that stay.
+
 Postings are loaded with COPY (binary) and looked up in ONE round trip per query document:
 the features surviving the df limit are picked from feature_df, then their postings from the
 partitions' feature index (see `postings`).
