@@ -63,7 +63,7 @@ class DetectorConfig:
     min_shared: int = 2
     containment_threshold: float = 0.6
     containment_min_features: int = 6
-    max_df_fraction: float = 0.02
+    max_df_fraction: float = 0.01
     max_df_floor: int = 50
     max_gap: int = 3
     source_window: int = 6
