@@ -66,15 +66,3 @@ def _wait_until_ready(worker: subprocess.Popen, log: Path) -> None:
             return
         time.sleep(0.3)
     raise RuntimeError(f"the Celery worker did not start:\n{log.read_text()}")
-
-
-def wait_until_finished(fetch_status, document_ids, *, within_seconds: float = 240) -> dict:
-    """Poll until every document is done or failed; returns {id: last status body}."""
-    deadline = time.monotonic() + within_seconds
-    last: dict = {}
-    while time.monotonic() < deadline:
-        last = {i: fetch_status(i) for i in document_ids}
-        if all(body["status"] in ("done", "failed") for body in last.values()):
-            return last
-        time.sleep(0.5)
-    raise AssertionError(f"documents did not finish processing: {last}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from django.db import transaction
@@ -30,3 +31,15 @@ def processed(collection: Collection, name: str, data: bytes | None = None) -> D
     services.document_process(document_id=document.id)
     document.refresh_from_db()
     return document
+
+
+def wait_until_finished(fetch_status, document_ids, *, within_seconds: float = 240) -> dict:
+    """Poll until every document is done or failed; returns {id: last status body}."""
+    deadline = time.monotonic() + within_seconds
+    last: dict = {}
+    while time.monotonic() < deadline:
+        last = {i: fetch_status(i) for i in document_ids}
+        if all(body["status"] in ("done", "failed") for body in last.values()):
+            return last
+        time.sleep(0.5)
+    raise AssertionError(f"documents did not finish processing: {last}")

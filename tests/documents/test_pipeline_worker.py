@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.documents.conftest import wait_until_finished
+from tests.documents.factories import wait_until_finished
 
 
 def truth_passages(xml_path):
