@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import textwrap
+import unicodedata
 from pathlib import Path
 
 from detection.config import DEFAULT_CONFIG
@@ -12,6 +12,23 @@ from detection.evaluation import EvaluationRow, combine, evaluate_folder
 from detection.pan import read_text, run_pan
 
 __all__ = ["register"]
+
+
+def _display_width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Lines of at most ``width`` terminal columns (CJK characters take two)."""
+    lines: list[str] = []
+    line = ""
+    for ch in " ".join(text.split()):
+        if _display_width(line + ch) > width:
+            lines.append(line)
+            line = ch.lstrip()
+        else:
+            line += ch
+    return [*lines, line] if line or not lines else lines
 
 
 def _compare(arguments: argparse.Namespace) -> int:
@@ -24,12 +41,12 @@ def _compare(arguments: argparse.Namespace) -> int:
             f"#{number} score {p.score:.2f}  A[{p.start}:{p.end}]  "
             f"B[{p.source_start}:{p.source_end}]"
         )
-        left = textwrap.wrap(text_a[p.start : p.end], width) or [""]
-        right = textwrap.wrap(text_b[p.source_start : p.source_end], width) or [""]
+        left = _wrap(text_a[p.start : p.end], width)
+        right = _wrap(text_b[p.source_start : p.source_end], width)
         for row in range(max(len(left), len(right))):
             a = left[row] if row < len(left) else ""
             b = right[row] if row < len(right) else ""
-            print(f"  {a:<{width}} | {b}")
+            print(f"  {a}{' ' * (width - _display_width(a))} | {b}")
         print()
     if not passages:
         print("no copied passages")

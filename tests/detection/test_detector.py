@@ -3,6 +3,8 @@
 import dataclasses
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from opencc import OpenCC
 
 import detection
@@ -119,3 +121,22 @@ def test_config_validates_its_values():
         DetectorConfig(chain_gap=0)
     with pytest.raises(dataclasses.FrozenInstanceError):
         DEFAULT_CONFIG.chain_length = 5  # type: ignore[misc]
+
+
+SOURCE_SENTENCES = [s + "。" for s in SOURCE.split("。") if s]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(0, len(SOURCE_SENTENCES) - 2),
+    st.integers(2, len(SOURCE_SENTENCES)),
+    st.sampled_from(["", "\n", "前言部分的内容与此无关。\n"]),
+)
+def test_a_verbatim_copy_of_whole_sentences_is_found_exactly(first, count, prefix):
+    copied = "".join(SOURCE_SENTENCES[first : first + count])
+    suspicious = FOREIGN + prefix + copied + "\n" + FOREIGN
+    passages = compare(suspicious, SOURCE)
+    assert len(passages) == 1
+    (passage,) = passages
+    assert suspicious[passage.start : passage.end] == copied
+    assert SOURCE[passage.source_start : passage.source_end] == copied
