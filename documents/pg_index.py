@@ -67,8 +67,8 @@ class _Analysis(Protocol):
 class PostgresSentenceIndex:
     """`detection.SentenceIndex` over the posting table.
 
-    `documents` limits lookups to those document ids (a collection plus its archives); None
-    means every indexed document of `model_version`.
+    Lookups see every indexed document of `model_version`, or only those of `collections`
+    (the app: a collection plus its archives, any size), or only the `documents` ids given.
     """
 
     def __init__(
@@ -76,13 +76,17 @@ class PostgresSentenceIndex:
         *,
         model_version: str,
         documents: Collection[int] | None = None,
+        collections: Collection[int] | None = None,
         using: str = "default",
     ) -> None:
         if not model_version:
             raise IndexVersionError("PostgresSentenceIndex needs the model_version it serves.")
+        if documents is not None and collections is not None:
+            raise ValueError("Scope the index by documents or by collections, not both.")
         self.model_version = model_version
         self.using = using
         self._requested_scope = None if documents is None else sorted(set(documents))
+        self._collections = None if collections is None else sorted(set(collections))
         self._scope: list[int] | None = None
 
     # --- writes -------------------------------------------------------------------------
@@ -208,12 +212,15 @@ class PostgresSentenceIndex:
         """The final SELECT over `hits`: same-version documents (of the scope, if any)."""
         select = "SELECT h.feature, h.document_id, h.sentence, h.size FROM hits h"
         if self._requested_scope is None:
+            # Collections are checked on the documents found too, so scoping to a large
+            # archive costs nothing more than the primary-key probes.
+            in_collections = "" if self._collections is None else " AND collection_id = ANY(%s)"
             return (
                 f", found AS MATERIALIZED (SELECT id FROM documents_document"
                 f" WHERE id = ANY(ARRAY(SELECT DISTINCT document_id FROM hits))"
-                f" AND indexed AND model_version = %s)"
+                f" AND indexed AND model_version = %s{in_collections})"
                 f" {select} WHERE h.document_id IN (SELECT id FROM found)",
-                [self.model_version],
+                [self.model_version] + ([] if self._collections is None else [self._collections]),
             )
         if self._scope is None:
             self._scope = self._same_version(self._requested_scope)

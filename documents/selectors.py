@@ -61,19 +61,16 @@ def document_get(*, user: AbstractBaseUser, document_id: int) -> Document:
     )
 
 
-def detection_scope_ids(*, document: Document) -> list[int]:
-    """Documents a new document is checked against: the rest of its collection, plus the
-    archives selected on the collection (none selected: every archive of the owner)."""
+def detection_scope_collections(*, document: Document) -> list[int]:
+    """Collections a document is checked against: its own (the other submissions) plus the
+    archives selected on it (none selected: every archive of the owner)."""
     collection = document.collection
     archives = list(collection.archives.values_list("id", flat=True))
     if not archives:
         archives = list(
             archive_list(user=collection.owner, exclude=collection).values_list("id", flat=True)
         )
-    ids = Document.objects.filter(collection_id__in=[collection.id, *archives]).exclude(
-        id=document.id
-    )
-    return list(ids.values_list("id", flat=True))
+    return [collection.id, *archives]
 
 
 def report_get(*, document: Document) -> Report:

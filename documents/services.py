@@ -186,9 +186,9 @@ def _process(document: Document) -> None:
     index = PostgresSentenceIndex(model_version=analysis.model_version)
     _index_replace(document, text, analysis, index)
     _progress(document.id, 65)
-    scope = selectors.detection_scope_ids(document=document)
-    scoped = PostgresSentenceIndex(model_version=analysis.model_version, documents=scope)
-    passages = detect(analysis, scoped, exclude={document.id}) if scope else []
+    scope = selectors.detection_scope_collections(document=document)
+    scoped = PostgresSentenceIndex(model_version=analysis.model_version, collections=scope)
+    passages = detect(analysis, scoped, exclude={document.id})
     _progress(document.id, 90)
     _matches_replace(document, passages, analysis.model_version)
     _progress(document.id, 100, status=Document.Status.DONE)

@@ -219,3 +219,18 @@ def test_deleting_documents_in_any_way_removes_their_postings(owner):
     assert posting_count(first.id) == posting_count(second.id) == 0
     assert (df_of(7), df_of(8)) == (1, None)
     assert index.postings({7, 8}, max_df=None) == [Posting(7, third.id, 0, 1)]
+
+
+def test_an_index_scoped_to_collections_only_sees_their_documents(owner):
+    inside = Collection.objects.create(owner=owner, name="in")
+    outside = Collection.objects.create(owner=owner, name="out")
+    seen, seen_analysis = make_document(inside, {5})
+    hidden, hidden_analysis = make_document(outside, {5})
+    old, old_analysis = make_document(inside, {5}, version="model-v0")
+    PostgresSentenceIndex(model_version=V1).add_many(
+        [(seen.id, seen_analysis), (hidden.id, hidden_analysis)]
+    )
+    PostgresSentenceIndex(model_version="model-v0").add(old.id, old_analysis)
+    scoped = PostgresSentenceIndex(model_version=V1, collections=[inside.id])
+    assert {p.document for p in scoped.postings({5}, max_df=None)} == {seen.id}
+    assert {p.document for p in scoped.postings({5}, max_df=5)} == {seen.id}
