@@ -59,7 +59,7 @@ class DetectorConfig:
     hash_seed: str = "low-idf-sig-1"
     max_sentence_chars: int = 300
     similarity: SimilarityMeasure = "jaccard"
-    sentence_threshold: float = 0.3
+    sentence_threshold: float = 0.25
     min_shared: int = 2
     containment_threshold: float = 0.6
     containment_min_features: int = 6
