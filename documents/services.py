@@ -28,6 +28,10 @@ class UploadError(ValueError):
     """The upload is refused; the message tells the user why."""
 
 
+class _DocumentGone(Exception):
+    """The document was deleted while it was being processed."""
+
+
 @dataclass(frozen=True)
 class BatchUpload:
     """What a ZIP batch became: one document per readable member, and what was skipped."""
@@ -168,6 +172,8 @@ def document_process(*, document_id: int) -> None:
         return
     try:
         _process(document)
+    except _DocumentGone:
+        logger.info("document %s was deleted while processing", document_id)
     except UnreadableFile as error:
         _fail(document_id, str(error))
     except Exception as error:  # noqa: BLE001 - stored for the user, logged for us
@@ -199,6 +205,7 @@ def _index_replace(
 ) -> None:
     """Replace the document's text, sentences and postings in one transaction (re-run safe)."""
     with transaction.atomic():
+        _lock_document(document.id)
         index.remove(document.id)
         Sentence.objects.filter(document_id=document.id).delete()
         Sentence.objects.bulk_create(
@@ -228,6 +235,7 @@ def _matches_replace(document: Document, passages: Sequence[Passage], model_vers
         by_source[passage.source].append(passage)
     with transaction.atomic():
         _lock_collection(document.collection_id)
+        _lock_document(document.id)
         peers = dict(
             Document.objects.filter(
                 collection_id=document.collection_id, id__in=list(by_source)
@@ -293,6 +301,13 @@ def _similarity_refresh(document: Document) -> None:
     ]
     value = coverage(len(document.text), passages) if document.text else 0.0
     Document.objects.filter(id=document.id).update(similarity=value)
+
+
+def _lock_document(document_id: int) -> None:
+    """Hold the row until commit, so a concurrent delete waits for us (and its trigger then
+    removes what we wrote) or has already happened (and we stop)."""
+    if not Document.objects.select_for_update().filter(id=document_id).exists():
+        raise _DocumentGone(document_id)
 
 
 def _lock_collection(collection_id: int) -> None:
