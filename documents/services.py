@@ -154,9 +154,11 @@ def document_delete(*, document: Document) -> None:
     with transaction.atomic():
         _lock_collection(document.collection_id)
         affected = list(Match.objects.filter(source=document).values_list("document_id", flat=True))
-        # The postings go with the row (trigger of migration 0003), df included.
-        document.original.delete(save=False)
+        # The postings go with the row (trigger of migration 0003), df included; the file
+        # only once the deletion is committed.
+        storage, name = document.original.storage, document.original.name
         document.delete()
+        transaction.on_commit(lambda: storage.delete(name))
         for other in Document.objects.filter(id__in=affected):
             _similarity_refresh(other)
 
