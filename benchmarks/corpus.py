@@ -16,11 +16,12 @@ of the variant text; the bench reports that agreement next to the figures that r
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from detection import DocumentAnalysis, SentenceRecord
+from detection import DEFAULT_CONFIG, DetectorConfig, DocumentAnalysis, SentenceRecord
 
 # Sub-folders of the dev data that hold prose (the HTML originals and truth files are skipped).
 PROSE_DIRS = (
@@ -92,15 +93,25 @@ class Recombiner:
     one's sizes, sentence lengths and feature statistics, instead of the same sentences once
     more.  Without it, a 100k-document archive made from ~1,600 real documents holds every
     real sentence ~60 times, so every query feature has ~60 postings: a worst case no real
-    archive shows.  Queries (`query`) are never re-keyed: they copy from round 0.
+    archive shows.  Features COMMON in the real documents (document frequency above the
+    detector's own df limit for that many documents) keep their identity in every round, so
+    their df grows with the archive as a common phrase's does in real text.  Queries
+    (`query`) are never re-keyed: they copy from round 0.
     """
 
-    def __init__(self, bases: Sequence[BaseDocument], *, distinct_rounds: bool = False) -> None:
+    def __init__(
+        self,
+        bases: Sequence[BaseDocument],
+        *,
+        distinct_rounds: bool = False,
+        config: DetectorConfig = DEFAULT_CONFIG,
+    ) -> None:
         usable = [b for b in bases if b.analysis.sentences]
         if not usable:
             raise ValueError("no base document has a sentence with features")
         self.bases = usable
         self.distinct_rounds = distinct_rounds
+        self.common = common_features(usable, config.max_df(len(usable)))
         self._by_language: dict[str, list[int]] = {}
         for number, base in enumerate(usable):
             self._by_language.setdefault(_family(base.analysis.language), []).append(number)
@@ -115,7 +126,7 @@ class Recombiner:
         round_number = self.round_of(i)
         if round_number == 0:
             return made
-        return Variant(made.text, rekey(made.analysis, round_number))
+        return Variant(made.text, rekey(made.analysis, round_number, self.common))
 
     def unkeyed(self, i: int) -> Variant:
         """Archive document `i` before re-keying (its analysis matches its text)."""
@@ -165,11 +176,26 @@ def compose(runs: Sequence[tuple[BaseDocument, int, int]]) -> Variant:
     return Variant(JOIN.join(pieces), DocumentAnalysis(language, version, tuple(records)))
 
 
-def rekey(analysis: DocumentAnalysis, round_number: int) -> DocumentAnalysis:
-    """The analysis with every feature XOR-ed with a round key (a bijection on 64 bits)."""
+def common_features(bases: Sequence[BaseDocument], max_df: int) -> frozenset[int]:
+    """Features in more than `max_df` of the real documents."""
+    counts: Counter[int] = Counter()
+    for base in bases:
+        counts.update({f for s in base.analysis.sentences for f in s.features})
+    return frozenset(f for f, n in counts.items() if n > max_df)
+
+
+def rekey(
+    analysis: DocumentAnalysis, round_number: int, keep: frozenset[int] = frozenset()
+) -> DocumentAnalysis:
+    """The analysis with every feature not in `keep` XOR-ed with a round key (a bijection)."""
     key = keyed(round_number, 0xFEA7)
     records = tuple(
-        SentenceRecord(s.index, s.start, s.end, tuple(sorted(_signed(f ^ key) for f in s.features)))
+        SentenceRecord(
+            s.index,
+            s.start,
+            s.end,
+            tuple(sorted(f if f in keep else _signed(f ^ key) for f in s.features)),
+        )
         for s in analysis.sentences
     )
     return DocumentAnalysis(analysis.language, analysis.model_version, records)
