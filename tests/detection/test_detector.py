@@ -140,3 +140,10 @@ def test_a_verbatim_copy_of_whole_sentences_is_found_exactly(first, count, prefi
     (passage,) = passages
     assert suspicious[passage.start : passage.end] == copied
     assert SOURCE[passage.source_start : passage.source_end] == copied
+
+
+def test_empty_and_punctuation_only_texts_have_no_sentences_or_passages():
+    assert analyze("").sentences == ()
+    assert analyze("。。。！！ ... \n\n").sentences == ()
+    assert compare("", SOURCE) == []
+    assert detect(analyze(SOURCE), MemoryIndex()) == []
