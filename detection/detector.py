@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 from detection.align import Alignment, align
 from detection.config import DEFAULT_CONFIG, DetectorConfig
@@ -101,12 +101,33 @@ def compare(
     """
     index = MemoryIndex()
     index.add(0, analyze(text_b, config))
-    alignments = detect_alignments(analyze(text_a, config), index, config=config)
+    return detect_refined(
+        text_a, analyze(text_a, config), index, lambda _: text_b, config=config
+    )
+
+
+def detect_refined(
+    text: str,
+    analysis: DocumentAnalysis,
+    index: SentenceIndex,
+    source_text: Callable[[int], str],
+    *,
+    exclude: Collection[int] = (),
+    config: DetectorConfig = DEFAULT_CONFIG,
+) -> list[Passage]:
+    """:func:`detect` with word-level passage borders (:mod:`detection.refine`).
+
+    For callers that have the texts: ``text`` is the query (``analysis`` is its analysis) and
+    ``source_text(document_id)`` returns a source's text; it is called once per source that
+    has passages.
+    """
+    alignments = detect_alignments(analysis, index, exclude=exclude, config=config)
     if not alignments:
         return []
+    sources = {a.passage.source for a in alignments}
     return refine_alignments(
-        word_view(text_a),
-        {0: word_view(text_b)},
+        word_view(text),
+        {source: word_view(source_text(source)) for source in sources},
         alignments,
         join_chars=config.join_chars,
         min_chars=config.min_single_chars,
