@@ -147,3 +147,19 @@ def test_empty_and_punctuation_only_texts_have_no_sentences_or_passages():
     assert analyze("。。。！！ ... \n\n").sentences == ()
     assert compare("", SOURCE) == []
     assert detect(analyze(SOURCE), MemoryIndex()) == []
+
+
+def test_detect_refined_moves_sentence_borders_to_the_copied_words():
+    from detection.detector import detect_refined
+
+    half = ENGLISH.index("how the water")
+    copied = ENGLISH[half:]
+    suspicious = "Cooking pasta needs salt and time, " + copied
+    index = MemoryIndex()
+    index.add(5, analyze(ENGLISH))
+    analysis = analyze(suspicious)
+    (coarse,) = detect(analysis, index)
+    (fine,) = detect_refined(suspicious, analysis, index, {5: ENGLISH}.__getitem__)
+    assert coarse.start == 0  # the copy starts inside the query's first sentence
+    assert suspicious[fine.start : fine.end] == copied
+    assert ENGLISH[fine.source_start : fine.source_end] == copied
