@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Iterable
 from detection.align import Alignment, align
 from detection.config import DEFAULT_CONFIG, DetectorConfig
 from detection.errors import DetectionError
-from detection.features import feature_model, sentence_features
+from detection.features import feature_model
 from detection.index import MemoryIndex, SentenceIndex
 from detection.language import detect_language
 from detection.model import DocumentAnalysis, Passage, SentenceRecord
@@ -18,6 +18,7 @@ from detection.normalize import normalize
 from detection.refine import refine_alignments, word_view
 from detection.scoring import SentencePair, copied_pairs
 from detection.sentences import split_sentences
+from detection.vocabulary import document_features
 from detection.words import token_spans
 
 __all__ = ["analyze", "detect", "compare", "coverage"]
@@ -35,15 +36,24 @@ def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnaly
     normalized = normalize(text)
     spans = split_sentences(normalized.text, max_chars=config.max_sentence_chars)
     words, starts = token_spans(normalized.text)
-    records: list[SentenceRecord] = []
+    kept_spans: list[tuple[int, int]] = []
+    bounds: list[tuple[int, int]] = []
     first = 0
     for span_start, span_end in spans:
         first = bisect_left(starts, span_start, first)
         last = bisect_left(starts, span_end, first)
         if last > first:
-            start, end = normalized.original_span(span_start, span_end)
-            features = sentence_features(words[first:last], model)
-            records.append(SentenceRecord(len(records), start, end, features))
+            kept_spans.append((span_start, span_end))
+            bounds.append((first, last))
+        first = last
+    features = document_features(words, bounds, model)
+    original_span = normalized.original_span
+    records = [
+        SentenceRecord(number, *original_span(span_start, span_end), sentence_features)
+        for number, ((span_start, span_end), sentence_features) in enumerate(
+            zip(kept_spans, features, strict=True)
+        )
+    ]
     return DocumentAnalysis(detect_language(text), model.version, tuple(records))
 
 

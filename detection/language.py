@@ -23,8 +23,8 @@ _MAJORITY: Final = 0.8
 
 def detect_language(text: str) -> Language:
     """Return ``"zh"``, ``"en"`` or ``"mixed"``; text without letters counts as ``"en"``."""
-    han = sum(len(run) for run in _HAN_RUN.findall(text))
-    latin = sum(len(run) for run in _LATIN_RUN.findall(text)) / _LETTERS_PER_UNIT
+    han = sum(map(len, _HAN_RUN.findall(text)))
+    latin = sum(map(len, _LATIN_RUN.findall(text))) / _LETTERS_PER_UNIT
     total = han + latin
     if total == 0:
         return "en"

@@ -47,10 +47,17 @@ _CJK_CHAR: Final = re.compile(f"[{_CJK_CLASS}]")
 _WHITESPACE_RUN: Final = re.compile(
     rf"\s{{2,}}|[^\S ]|(?<=[{_CJK_CLASS}]) (?=[{_CJK_CLASS}])|^ | $"
 )
+# A single line break or tab between two non-CJK, non-space characters becomes one space (the
+# commonest case in hard-wrapped Latin text); same length, so offsets stay as they are and no
+# Python code runs per line.
+_LATIN_SINGLE: Final = re.compile(rf"(?<=[^\s{_CJK_CLASS}])[^\S ](?=[^\s{_CJK_CLASS}])")
 # Characters kept verbatim: NFKC would expand the ellipsis to three dots, which shifts offsets
 # for no gain and hides a Chinese sentence end.
 _KEEP: Final = frozenset("…⋯")
 _DROP_CATEGORIES: Final = frozenset({"Cf", "Cc"})
+# Outside the BMP, so no BMP character can map to it (see _CharTable.fast).
+_MARK: Final = "\U0010ffff"
+_ASTRAL: Final = re.compile("[\U00010000-\U0010ffff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +91,10 @@ class _CharTable:
         # Characters whose replacement is not exactly one character (needs the slow path).
         self.irregular: set[str] = set()
         self._known: set[str] = set()
+        # The fast path: a list indexed by code point (str.translate with a list is about twice
+        # as fast as with a dict).  Characters not learnt yet, and irregular ones, map to
+        # _MARK so that one containment test tells whether the slow path is needed.
+        self.fast: list[str] = [_MARK] * 0x10000
 
     def learn(self, chars: set[str]) -> None:
         """Add the mapping of every character of ``chars`` not seen before."""
@@ -99,6 +110,8 @@ class _CharTable:
                 self.table[ord(ch)] = out
             if len(out) != 1:
                 self.irregular.add(ch)
+            elif ord(ch) < 0x10000:
+                self.fast[ord(ch)] = out
 
     @staticmethod
     def _fold(ch: str) -> str:
@@ -127,6 +140,10 @@ _TABLE = _CharTable()
 
 def _map_characters(text: str) -> tuple[str, list[int]]:
     """Apply the character table; return the mapped text and its offsets into ``text``."""
+    if text and (text.isascii() or not _ASTRAL.search(text)):
+        mapped = text.translate(_TABLE.fast)
+        if _MARK not in mapped:
+            return mapped, list(range(len(text) + 1))
     chars = set(text)
     _TABLE.learn(chars)
     mapped = text.translate(_TABLE.table)
@@ -186,5 +203,5 @@ def normalize(text: str) -> Normalized:
     :class:`Normalized`).  Deterministic and idempotent on its own output's *text*.
     """
     mapped, offsets = _map_characters(text)
-    folded, folded_offsets = _fold_whitespace(mapped, offsets)
+    folded, folded_offsets = _fold_whitespace(_LATIN_SINGLE.sub(" ", mapped), offsets)
     return Normalized(folded, tuple(folded_offsets))

@@ -5,8 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from detection import DEFAULT_CONFIG, analyze
 from detection.features import FeatureModel, chains, feature_model, hash_chain, sentence_features
+from detection.vocabulary import document_features
 from detection.words import tokenize
 
 SEED_SENTENCE = (
@@ -123,3 +127,21 @@ def test_chinese_antecedents_use_the_han_chain_length():
     assert chains(["x", "我们", "看到", "发展", "of", "a", "b"], model) == [
         ("x", "我们", "看到"), ("我们", "看到"), ("of", "a", "b"),
     ]
+
+
+WORDS = st.sampled_from(
+    ["的", "了", "我们", "中国", "发展", "是", "在", "the", "a", "of", "to", "cat", "x", "3.14"]
+)
+
+
+@given(st.lists(st.lists(WORDS, min_size=1, max_size=12), min_size=1, max_size=6))
+def test_the_whole_document_path_equals_the_per_sentence_definition(sentences):
+    model = feature_model(DEFAULT_CONFIG)
+    words = [w for sentence in sentences for w in sentence]
+    bounds = []
+    first = 0
+    for sentence in sentences:
+        bounds.append((first, first + len(sentence)))
+        first += len(sentence)
+    expected = [sentence_features(sentence, model) for sentence in sentences]
+    assert document_features(words, bounds, model) == expected
