@@ -34,7 +34,9 @@ def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnaly
         raise DetectionError(f"analyze() needs the document text as str, got {type(text)!r}")
     model = feature_model(config)
     normalized = normalize(text)
-    spans = split_sentences(normalized.text, max_chars=config.max_sentence_chars)
+    spans = split_sentences(
+        normalized.text, max_chars=config.max_sentence_chars, english=config.english_splitter
+    )
     words, starts = token_spans(normalized.text)
     kept_spans: list[tuple[int, int]] = []
     bounds: list[tuple[int, int]] = []

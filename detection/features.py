@@ -61,10 +61,18 @@ def feature_model(config: DetectorConfig) -> FeatureModel:
     idf = load_idf_model()
     key = hashlib.blake2b(config.hash_seed.encode("utf-8"), digest_size=16).digest()
     longest = max(config.chain_length, config.han_chain_length)
-    version = (
-        f"lis1;idf={idf.version}@{idf.digest};n={config.antecedents};c={config.chain_length}/{config.han_chain_length};"
-        f"d={config.chain_gap};seed={config.hash_seed};hash=b2sum1;text={NORMALIZE_VERSION}/"
-        f"{WORDS_VERSION}/{SENTENCES_VERSION}/max{config.max_sentence_chars}"
+    version = ";".join(
+        [
+            "lis1",
+            f"idf={idf.version}@{idf.digest}",
+            f"n={config.antecedents}",
+            f"c={config.chain_length}/{config.han_chain_length}",
+            f"d={config.chain_gap}",
+            f"seed={config.hash_seed}",
+            "hash=b2sum1",
+            f"text={NORMALIZE_VERSION}/{WORDS_VERSION}/{SENTENCES_VERSION}",
+            f"sentences=max{config.max_sentence_chars}/{config.english_splitter}",
+        ]
     )
     return FeatureModel(
         antecedents=idf.antecedents(config.antecedents),

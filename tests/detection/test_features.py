@@ -106,10 +106,11 @@ def test_model_version_changes_with_every_feature_parameter():
         feature_model(dataclasses.replace(DEFAULT_CONFIG, **change)).version
         for change in (
             {}, {"chain_length": 3}, {"chain_gap": 2}, {"antecedents": 10},
-            {"hash_seed": "x"}, {"max_sentence_chars": 100},
+            {"hash_seed": "x"}, {"max_sentence_chars": 100}, {"han_chain_length": 2},
+            {"english_splitter": "punkt"},
         )
     }
-    assert len(versions) == 6
+    assert len(versions) == 8
     detection_only = dataclasses.replace(DEFAULT_CONFIG, sentence_threshold=0.9, max_gap=0)
     assert feature_model(detection_only).version == feature_model(DEFAULT_CONFIG).version
 

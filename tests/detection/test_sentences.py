@@ -28,11 +28,22 @@ def test_paragraph_breaks_end_sentences():
     assert pieces("A title\n\nThe text starts here.") == ["a title", "the text starts here."]
 
 
-def test_it_uses_punkt_for_english():
+def test_it_cuts_english_like_untrained_punkt():
     text = "The cat sat on the mat. It was happy! Was it? Yes, 3.14 is pi."
-    assert pieces(text) == [
-        "the cat sat on the mat.", "it was happy!", "was it?", "yes, 3.14 is pi.",
-    ]
+    expected = ["the cat sat on the mat.", "it was happy!", "was it?", "yes, 3.14 is pi."]
+    assert pieces(text) == expected
+    assert pieces(text, english="punkt") == expected
+
+
+TRICKY = (
+    'Mr. Smith went to Washington. He said "hi!" then left... The U.S. army arrived at 3 p.m. '
+    "on Jan. 5. It was (really) big? Yes. E.g. this one. J. Doe wrote it in 1999. twice. "
+    "See page 19.) Still, it works (etc.), and so on."
+)
+
+
+def test_the_punkt_rules_agree_with_nltk_punkt_on_tricky_text():
+    assert pieces(TRICKY) == pieces(TRICKY, english="punkt")
 
 
 def test_long_sentences_are_cut_at_the_same_places_in_a_partial_copy():
