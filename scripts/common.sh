@@ -1,9 +1,11 @@
 # shellcheck shell=bash disable=SC2034  # the variables are used by the sourcing scripts
 # Shared settings for the set-up and service scripts. Source it; do not execute it.
 #
-# Every path is computed from the repository root so a fresh clone anywhere works, and
-# every port can be overridden from the environment (a second clone, e.g. a CI check
-# next to a running team instance, picks other ports with PGPORT=... REDIS_PORT=...).
+# Every path is computed from the repository root so a fresh clone anywhere works. Ports:
+# PGPORT / REDIS_PORT from the environment are used as given. Unset, they are the port this
+# tree's server already runs on, else the default (54329 / 63790), else - when another
+# program (e.g. another clone's servers) holds the default - the next free port. The
+# result is exported, so every script and the app see the same ports.
 
 set -o errexit -o nounset -o pipefail
 
@@ -13,8 +15,9 @@ PGDATA="$VAR/postgres"
 LOGDIR="$VAR/log"
 REDIS_DIR="$VAR/redis"
 
-PGPORT="${PGPORT:-54329}"
-REDIS_PORT="${REDIS_PORT:-63790}"
+DEFAULT_PGPORT=54329
+DEFAULT_REDIS_PORT=63790
+REDIS_PIDFILE="$REDIS_DIR/redis.pid"
 PG_SHARED_BUFFERS="${PG_SHARED_BUFFERS:-512MB}"
 DB_NAME=copydetect
 DB_USER=copydetect
@@ -69,3 +72,52 @@ export_app_env() {
     export SE_OFFLINE=true
     export PYTHONUNBUFFERED=1
 }
+
+# --------------------------------------------------------------- port resolution
+
+# PID and port of this tree's PostgreSQL from postmaster.pid (lines 1 and 4), if it runs.
+pg_pid_port() {
+    local pid port
+    { read -r pid && read -r _ && read -r _ && read -r port; } \
+        2>/dev/null <"$PGDATA/postmaster.pid" || return 1
+    grep -q postgres "/proc/$pid/cmdline" 2>/dev/null || return 1
+    echo "$pid $port"
+}
+
+redis_pid() {
+    local pid
+    pid="$(cat "$REDIS_PIDFILE" 2>/dev/null)" || return 1
+    [ -n "$pid" ] && grep -q redis-server "/proc/$pid/cmdline" 2>/dev/null || return 1
+    echo "$pid"
+}
+
+# redis-server names itself "redis-server 127.0.0.1:<port>" in its command line.
+redis_running_port() {
+    local pid
+    pid="$(redis_pid)" || return 1
+    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -o ':[0-9]*' | head -n 1 | tr -d :
+}
+
+# pick_port NAME DEFAULT RUNNING_PORT
+pick_port() {
+    local name="$1" port="$2" running="$3" tries=0
+    if [ -n "$running" ]; then echo "$running"; return 0; fi
+    while port_in_use "$port"; do
+        tries=$((tries + 1))
+        [ "$tries" -le 100 ] || die "no free port for $name near $2"
+        port=$((port + 1))
+    done
+    [ "$port" = "$2" ] || log "port $2 is taken by another program; $name uses $port"
+    echo "$port"
+}
+
+if [ -z "${PGPORT:-}" ]; then
+    _running="$(pg_pid_port | cut -d' ' -f2)" || _running=""
+    PGPORT="$(pick_port PostgreSQL "$DEFAULT_PGPORT" "$_running")"
+fi
+if [ -z "${REDIS_PORT:-}" ]; then
+    _running="$(redis_running_port)" || _running=""
+    REDIS_PORT="$(pick_port Redis "$DEFAULT_REDIS_PORT" "$_running")"
+fi
+unset _running
+export PGPORT REDIS_PORT

@@ -85,9 +85,8 @@ pg_running() {
     [ -f "$PGDATA/PG_VERSION" ] && as_pg "$PGBIN/pg_ctl" status -D "$PGDATA" >/dev/null 2>&1
 }
 
-# Line 4 of postmaster.pid is the port the running server listens on.
 pg_running_port() {
-    sed -n 4p "$PGDATA/postmaster.pid" 2>/dev/null
+    pg_pid_port | cut -d' ' -f2
 }
 
 pg_psql() {
@@ -158,21 +157,6 @@ pg_status() {
 }
 
 # --------------------------------------------------------------------- Redis
-
-REDIS_PIDFILE="$REDIS_DIR/redis.pid"
-
-redis_pid() {
-    local pid
-    pid="$(cat "$REDIS_PIDFILE" 2>/dev/null)" || return 1
-    [ -n "$pid" ] && grep -q redis-server "/proc/$pid/cmdline" 2>/dev/null || return 1
-    echo "$pid"
-}
-
-redis_running_port() {
-    local pid
-    pid="$(redis_pid)" || return 1
-    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -o ':[0-9]*' | head -n 1 | tr -d :
-}
 
 redis_start() {
     mkdir -p "$REDIS_DIR" "$LOGDIR"
