@@ -73,7 +73,7 @@ setup_venv() {
         log "virtualenv up to date"
         return 0
     fi
-    log "installing requirements.txt into $VENV"
+    log "installing requirements.txt into $VENV (a few minutes the first time)"
     "$VENV/bin/python" -m pip install --disable-pip-version-check -q -r "$ROOT/requirements.txt"
     echo "$want" >"$VENV_STAMP"
 }
