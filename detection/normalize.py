@@ -41,11 +41,13 @@ _CJK_CLASS: Final = (
     "\U00020000-\U0003ffff"
 )
 _CJK_CHAR: Final = re.compile(f"[{_CJK_CLASS}]")
-# Whitespace that may need folding: runs of two or more, any whitespace but the plain space,
-# a single space between CJK characters, and a space at either end.  Plain single spaces between
-# words (most of them in Latin text) are left alone without a Python call.
+# Whitespace that may need folding: runs of two or more, any single whitespace but the plain
+# space and the line break, a single space between CJK characters, and whitespace at either end.
+# Plain single spaces between words stay as they are, and so does a single line break: next to
+# CJK text it is kept (a paragraph per line), between Latin words _LATIN_SINGLE has already made
+# it a space — so most whitespace never reaches Python code.
 _WHITESPACE_RUN: Final = re.compile(
-    rf"\s{{2,}}|[^\S ]|(?<=[{_CJK_CLASS}]) (?=[{_CJK_CLASS}])|^ | $"
+    rf"\s{{2,}}|[^\S \n]|(?<=[{_CJK_CLASS}]) (?=[{_CJK_CLASS}])|^\s|\s$"
 )
 # A single line break or tab between two non-CJK, non-space characters becomes one space (the
 # commonest case in hard-wrapped Latin text); same length, so offsets stay as they are and no
