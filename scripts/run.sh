@@ -75,7 +75,8 @@ main() {
     cat >&2 <<MSG
 
   copydetect is running:  http://127.0.0.1:$WEB_PORT/
-  log in as:              $DEMO_USER / $DEMO_PASSWORD   (admin: http://127.0.0.1:$WEB_PORT/admin/)
+  log in:                 http://127.0.0.1:$WEB_PORT/accounts/login/  as  $DEMO_USER / $DEMO_PASSWORD
+  admin (same login):     http://127.0.0.1:$WEB_PORT/admin/
   worker log:             $LOGDIR/celery.log
   press Ctrl-C to stop everything this command started
 
