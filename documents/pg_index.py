@@ -155,7 +155,7 @@ class PostgresSentenceIndex:
            common features and scan every partition);
         2. each hash partition probed only with ITS features (`satisfies_hash_partition`):
            one array over the parent probes every partition's btree with every feature,
-           8 times the index reads (median 24 ms against 7 ms per 10,000-character query);
+           8 times the index reads (median 24-29 ms against 7-12 ms per query, two passes);
         3. the version/scope check on the documents found (primary-key probes), not a join
            with every document of the archive (a sequential scan growing with the archive).
         """
