@@ -46,13 +46,13 @@ _CJK_CHAR: Final = re.compile(f"[{_CJK_CLASS}]")
 # Plain single spaces between words stay as they are, and so does a single line break: next to
 # CJK text it is kept (a paragraph per line), between Latin words _LATIN_SINGLE has already made
 # it a space — so most whitespace never reaches Python code.
-_WHITESPACE_RUN: Final = re.compile(
-    rf"\s{{2,}}|[^\S \n]|(?<=[{_CJK_CLASS}]) (?=[{_CJK_CLASS}])|^\s|\s$"
+_WHITESPACE_RUN: Final = re.compile(  # the leading (?=\s) lets other positions fail fast
+    rf"(?=\s)(?:\s{{2,}}|[^\S \n]| (?<=[{_CJK_CLASS}] )(?=[{_CJK_CLASS}])|\A\s|\s\Z)"
 )
 # A single line break or tab between two non-CJK, non-space characters becomes one space (the
 # commonest case in hard-wrapped Latin text); same length, so offsets stay as they are and no
 # Python code runs per line.
-_LATIN_SINGLE: Final = re.compile(rf"(?<=[^\s{_CJK_CLASS}])[^\S ](?=[^\s{_CJK_CLASS}])")
+_LATIN_SINGLE: Final = re.compile(rf"[^\S ](?<=[^\s{_CJK_CLASS}][^\S ])(?=[^\s{_CJK_CLASS}])")
 # Characters kept verbatim: NFKC would expand the ellipsis to three dots, which shifts offsets
 # for no gain and hides a Chinese sentence end.
 _KEEP: Final = frozenset("…⋯")
