@@ -26,9 +26,8 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Iterator
-from typing import Final, Literal
-
-from nltk.tokenize.punkt import PunktSentenceTokenizer
+from functools import cache
+from typing import Any, Final, Literal
 
 __all__ = ["split_sentences", "SENTENCES_VERSION", "EnglishSplitter"]
 
@@ -43,7 +42,6 @@ _CHINESE_END: Final = re.compile(r"(?:[。!?;…⋯]+|\.(?![0-9a-z.]))[”’\"'
 _CLAUSE_MARK: Final = re.compile(r"[，、,:：]")
 _WORD_START: Final = re.compile(r"(?<= )[^ ]+")
 _WORD_CUT_MODULUS: Final = 8
-_PUNKT: Final = PunktSentenceTokenizer()
 # Punkt's candidates: end marks followed by whitespace (closing quotes/brackets stay with the
 # sentence) or directly by other punctuation.
 _LATIN_END: Final = re.compile(
@@ -65,8 +63,16 @@ def _chinese_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]
         yield cursor, end
 
 
+@cache
+def _punkt() -> Any:
+    # Imported on first use: importing nltk takes about a second.
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+    return PunktSentenceTokenizer()
+
+
 def _punkt_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    for begin, finish in _PUNKT.span_tokenize(text[start:end]):
+    for begin, finish in _punkt().span_tokenize(text[start:end]):
         yield start + begin, start + finish
 
 
