@@ -11,8 +11,8 @@ the per-chain Python loop cost as much as tokenising.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
-from functools import cache
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from detection.features import FeatureModel, _word_hash
 __all__ = ["document_features"]
 
 _SKIP, _ANTECEDENT, _HAN = 1, 2, 4
-_LIMIT = 1 << 20  # words kept per model; beyond it the vocabulary starts afresh (bounded memory)
+_LIMIT = 1 << 21  # words per vocabulary; beyond it a fresh one starts (bounded memory)
 
 
 def _is_han(word: str) -> bool:
@@ -34,6 +34,7 @@ class _Vocabulary:
 
     def __init__(self, model: FeatureModel) -> None:
         self.model = model
+        self.lock = threading.Lock()
         self.ids: dict[str, int] = {}
         self.hashes = np.zeros(4096, dtype=np.uint64)
         self.flags = np.zeros(4096, dtype=np.uint8)
@@ -54,21 +55,30 @@ class _Vocabulary:
         return number
 
     def lookup(self, words: Sequence[str]) -> np.ndarray:
-        if len(self.ids) >= _LIMIT:
-            self.__init__(self.model)  # type: ignore[misc]
-        get = self.ids.get
-        ids = list(map(get, words))
+        ids = list(map(self.ids.get, words))
         if None in ids:
-            for i, value in enumerate(ids):
-                if value is None:
-                    found = get(words[i])
-                    ids[i] = self._add(words[i]) if found is None else found
+            with self.lock:  # new words: one thread at a time assigns ids
+                get = self.ids.get
+                for i, word in enumerate(words):
+                    found = get(word)
+                    ids[i] = self._add(word) if found is None else found
         return np.array(ids, dtype=np.int64)
 
 
-@cache
+_vocabularies: dict[FeatureModel, _Vocabulary] = {}
+_vocabularies_lock = threading.Lock()
+
+
 def _vocabulary(model: FeatureModel) -> _Vocabulary:
-    return _Vocabulary(model)
+    """The model's vocabulary; a full one is replaced (never emptied in place, so a thread
+    still using it stays consistent)."""
+    vocabulary = _vocabularies.get(model)
+    if vocabulary is None or len(vocabulary.ids) >= _LIMIT:
+        with _vocabularies_lock:
+            vocabulary = _vocabularies.get(model)
+            if vocabulary is None or len(vocabulary.ids) >= _LIMIT:
+                vocabulary = _vocabularies[model] = _Vocabulary(model)
+    return vocabulary
 
 
 def _kept_positions(
@@ -123,12 +133,11 @@ def document_features(
         return []
     vocabulary = _vocabulary(model)
     ids = vocabulary.lookup(words)
+    hashes, flags = vocabulary.hashes, vocabulary.flags  # arrays only ever grow
     firsts = np.array([first for first, _ in bounds], dtype=np.int64)
     lasts = np.array([last for _, last in bounds], dtype=np.int64)
-    kept, sentence = _kept_positions(vocabulary.flags[ids], firsts, lasts)
-    values, owners = _chain_values(
-        vocabulary.hashes[ids[kept]], vocabulary.flags[ids[kept]], sentence, model
-    )
+    kept, sentence = _kept_positions(flags[ids], firsts, lasts)
+    values, owners = _chain_values(hashes[ids[kept]], flags[ids[kept]], sentence, model)
     order = np.lexsort((values, owners))
     values, owners = values[order], owners[order]
     fresh = np.ones(len(values), dtype=bool)
