@@ -23,6 +23,7 @@ at ``str.translate`` speed):
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass
 from typing import Final
@@ -89,6 +90,7 @@ class _CharTable:
 
     def __init__(self) -> None:
         self._converter = opencc.OpenCC("t2s")
+        self._lock = threading.Lock()
         self.table: dict[int, str] = {}
         # Characters whose replacement is not exactly one character (needs the slow path).
         self.irregular: set[str] = set()
@@ -100,20 +102,19 @@ class _CharTable:
 
     def learn(self, chars: set[str]) -> None:
         """Add the mapping of every character of ``chars`` not seen before."""
-        new = chars - self._known
-        if not new:
+        if not chars - self._known:
             return
-        ordered = sorted(new)
-        folded = [self._fold(ch) for ch in ordered]
-        simplified = self._t2s(folded)
-        for ch, out in zip(ordered, simplified, strict=True):
-            self._known.add(ch)
-            if out != ch:
-                self.table[ord(ch)] = out
-            if len(out) != 1:
-                self.irregular.add(ch)
-            elif ord(ch) < 0x10000:
-                self.fast[ord(ch)] = out
+        with self._lock:  # OpenCC is not known to be thread-safe; mappings before _known
+            ordered = sorted(chars - self._known)
+            simplified = self._t2s([self._fold(ch) for ch in ordered])
+            for ch, out in zip(ordered, simplified, strict=True):
+                if out != ch:
+                    self.table[ord(ch)] = out
+                if len(out) != 1:
+                    self.irregular.add(ch)
+                elif ord(ch) < 0x10000:
+                    self.fast[ord(ch)] = out
+                self._known.add(ch)
 
     @staticmethod
     def _fold(ch: str) -> str:
