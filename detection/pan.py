@@ -100,6 +100,20 @@ def _refined(
     )
 
 
+def _index_sources(
+    source_dir: Path, sources: list[str], config: DetectorConfig
+) -> tuple[MemoryIndex, int, int]:
+    """All sources in one index (document id = position in ``sources``), characters, bytes."""
+    index = MemoryIndex()
+    characters = size = 0
+    for number, name in enumerate(sources):
+        text = read_text(source_dir / name)
+        characters += len(text)
+        size += (source_dir / name).stat().st_size
+        index.add(number, analyze(text, config))
+    return index, characters, size
+
+
 def run_pan(
     pairs_file: Path,
     source_dir: Path,
@@ -117,13 +131,7 @@ def run_pan(
     pairs = read_pairs(pairs_file)
     sources = sorted({source for _, source in pairs})
     source_ids = {name: number for number, name in enumerate(sources)}
-    index = MemoryIndex()
-    characters = size = 0
-    for name in sources:
-        text = read_text(source_dir / name)
-        characters += len(text)
-        size += (source_dir / name).stat().st_size
-        index.add(source_ids[name], analyze(text, config))
+    index, characters, size = _index_sources(source_dir, sources, config)
     wanted: dict[str, set[str]] = defaultdict(set)
     for suspicious, source in pairs:
         wanted[suspicious].add(source)
@@ -134,10 +142,8 @@ def run_pan(
         characters += len(text)
         size += (suspicious_dir / suspicious).stat().st_size
         ids = {source_ids[name] for name in its_sources}
-        analysis = analyze(text, config)
-        found = [
-            a for a in detect_alignments(analysis, index, config=config) if a.passage.source in ids
-        ]
+        alignments = detect_alignments(analyze(text, config), index, config=config)
+        found = [a for a in alignments if a.passage.source in ids]
         if refine:
             passages = _refined(text, found, views, source_dir, sources, config)
         else:
