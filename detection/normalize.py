@@ -14,10 +14,12 @@ at ``str.translate`` speed):
    deterministic character function keeps offsets exact and maps a traditional copy and its
    simplified original to the same string (phrase-level conversion could change lengths).
 4. Invisible characters (zero-width spaces, BOM, soft hyphen, controls) are dropped.
-5. Whitespace: a run of whitespace between two CJK characters disappears (hard-wrapped Chinese);
-   elsewhere it becomes one space — or ``"\\n"`` (a paragraph break, a sentence boundary) when
-   it holds a blank line, or a line break next to CJK text (Chinese news puts one paragraph per
-   line).
+5. Whitespace: a single line break between two Han ideographs disappears (a line wrapped inside
+   a sentence, as in text extracted from PDF: a Chinese paragraph ends with punctuation); a run
+   holding a blank line, or a line break next to other CJK text (Chinese news puts one paragraph
+   per line), becomes ``"\\n"`` (a paragraph break, a sentence boundary); any other run between
+   two CJK characters disappears (spaced-out Chinese); the rest becomes one space.  Leading and
+   trailing whitespace goes.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import opencc
 __all__ = ["Normalized", "normalize", "NORMALIZE_VERSION"]
 
 #: Changes whenever the output of :func:`normalize` can change for some input.
-NORMALIZE_VERSION: Final = "n1"
+NORMALIZE_VERSION: Final = "n2"
 
 # Ideographs and CJK punctuation: text where whitespace is not a word separator.
 _CJK_CLASS: Final = (
@@ -42,13 +44,17 @@ _CJK_CLASS: Final = (
     "\U00020000-\U0003ffff"
 )
 _CJK_CHAR: Final = re.compile(f"[{_CJK_CLASS}]")
+# Han ideographs only (no punctuation): a single line break between two of them is a soft wrap.
+_IDEOGRAPH: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_IDEOGRAPH_CHAR: Final = re.compile(f"[{_IDEOGRAPH}]")
 # Whitespace that may need folding: runs of two or more, any single whitespace but the plain
 # space and the line break, a single space between CJK characters, and whitespace at either end.
 # Plain single spaces between words stay as they are, and so does a single line break: next to
 # CJK text it is kept (a paragraph per line), between Latin words _LATIN_SINGLE has already made
 # it a space — so most whitespace never reaches Python code.
 _WHITESPACE_RUN: Final = re.compile(  # the leading (?=\s) lets other positions fail fast
-    rf"(?=\s)(?:\s{{2,}}|[^\S \n]| (?<=[{_CJK_CLASS}] )(?=[{_CJK_CLASS}])|\A\s|\s\Z)"
+    rf"(?=\s)(?:\s{{2,}}|[^\S \n]| (?<=[{_CJK_CLASS}] )(?=[{_CJK_CLASS}])"
+    rf"|\n(?<=[{_IDEOGRAPH}]\n)(?=[{_IDEOGRAPH}])|\A\s|\s\Z)"
 )
 # A single line break or tab between two non-CJK, non-space characters becomes one space (the
 # commonest case in hard-wrapped Latin text); same length, so offsets stay as they are and no
@@ -171,6 +177,8 @@ def _whitespace_replacement(text: str, start: int, end: int) -> str:
     cjk = bool(_CJK_CHAR.match(before) or _CJK_CHAR.match(after)) if before and after else False
     if not before or not after:
         return ""
+    if newlines == 1 and _IDEOGRAPH_CHAR.match(before) and _IDEOGRAPH_CHAR.match(after):
+        return ""  # a line wrapped inside a Chinese sentence (PDF text)
     if newlines >= 2 or (newlines and cjk):
         return "\n"
     if cjk and bool(_CJK_CHAR.match(before)) and bool(_CJK_CHAR.match(after)):

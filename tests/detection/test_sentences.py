@@ -24,7 +24,10 @@ def test_a_half_width_full_stop_ends_a_chinese_sentence_but_not_a_number():
 
 
 def test_paragraph_breaks_end_sentences():
-    assert pieces("第一段没有句号\n第二段") == ["第一段没有句号", "第二段"]
+    assert pieces("第一段没有句号\n\n第二段") == ["第一段没有句号", "第二段"]
+    assert pieces("标题：\n第二段") == ["标题:", "第二段"]
+    # A single line break between two ideographs is a line wrapped inside a sentence.
+    assert pieces("一个被折行的\n句子。") == ["一个被折行的句子。"]
     assert pieces("A title\n\nThe text starts here.") == ["a title", "the text starts here."]
 
 

@@ -21,7 +21,8 @@ def test_it_folds_width_case_and_traditional_characters():
 
 
 def test_it_joins_hard_wrapped_chinese_and_keeps_paragraphs():
-    assert normalize("中国\n人民。\n\n下一段").text == "中国\n人民。\n下一段"
+    assert normalize("中国\n人民。\n\n下一段").text == "中国人民。\n下一段"
+    assert normalize("标题：\n正文。\n下一段").text == "标题:\n正文。\n下一段"
     assert normalize("中 国").text == "中国"
     assert normalize("one\ntwo  three\n\nfour").text == "one two three\nfour"
 
