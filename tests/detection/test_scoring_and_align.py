@@ -142,3 +142,21 @@ def test_passages_stay_inside_the_documents_and_do_not_overlap_in_the_query(raw)
         assert 0.3 <= p.score <= 1.0
     ordered = sorted(passages, key=lambda p: p.start)
     assert all(a.end <= b.start for a, b in zip(ordered, ordered[1:], strict=False))
+
+
+@given(st.integers(1, 50), st.integers(1, 50), st.integers(0, 50))
+def test_similarities_are_bounded_and_ordered(size_a, size_b, shared):
+    shared = min(shared, size_a, size_b)
+    jaccard = similarity(shared, size_a, size_b, "jaccard")
+    overlap = similarity(shared, size_a, size_b, "overlap")
+    assert 0.0 <= jaccard <= overlap <= 1.0
+    assert jaccard == similarity(shared, size_b, size_a, "jaccard")
+    assert (jaccard == 1.0) == (shared == size_a == size_b)
+
+
+@given(st.sets(st.integers(0, 40), min_size=2, max_size=15), st.integers(0, 40))
+def test_a_sentence_always_pairs_with_its_identical_copy(features, noise):
+    index = MemoryIndex()
+    index.add(3, document(features, {noise + 100, noise + 101}))
+    pairs = copied_pairs(document(features), index, config=DEFAULT_CONFIG)
+    assert SentencePair(3, 0, 0, 1.0) in pairs
