@@ -11,6 +11,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/", include("documents.api_urls")),
+    path("", include("dedup.urls")),
     path("", include("documents.urls")),
 ]
 
