@@ -1,0 +1,73 @@
+"""Server-rendered pages: a collection's deduplication runs and clusters, and a pair view."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from dedup import selectors, services
+from dedup.forms import RunForm
+from dedup.models import DedupRun
+from detection import compare
+from documents import selectors as document_selectors
+from documents.highlight import PALETTE_SIZE, highlight_html
+
+
+@login_required
+def collection_dedup(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """GET: runs and the clusters of the latest finished run (or `?run=`); POST: start a run."""
+    collection = document_selectors.collection_get(user=request.user, collection_id=collection_id)
+    form = RunForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        run = services.dedup_run_start(
+            collection=collection, method=form.cleaned_data["method"], user=request.user
+        )
+        messages.success(request, f"Deduplication with {run.method} is queued.")
+        return redirect("dedup_collection", collection_id=collection.id)
+    run = selectors.run_shown(collection=collection, run_id=_int(request.GET.get("run")))
+    clusters = selectors.cluster_list(run=run) if run is not None else []
+    runs = list(selectors.run_list(collection=collection))
+    context = {
+        "collection": collection,
+        "form": form,
+        "runs": runs,
+        # Reload while a run is under way so its progress and clusters appear.
+        "active": any(r.status in (DedupRun.Status.QUEUED, DedupRun.Status.RUNNING) for r in runs),
+        "run": run,
+        "groups": [c for c in clusters if len(c.members) > 1],
+        "singletons": [c.members[0] for c in clusters if len(c.members) == 1],
+    }
+    return render(request, "dedup/collection_dedup.html", context)
+
+
+@login_required
+def dedup_pair(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """Two documents of the collection side by side, shared passages highlighted
+    (`detection.compare` on the fly: near-duplicate pairs have no stored matches)."""
+    first, second = _int(request.GET.get("a")), _int(request.GET.get("b"))
+    if first is None or second is None:
+        raise Http404("Choose two documents (?a=…&b=…).")
+    left, right = selectors.pair_get(
+        user=request.user, collection_id=collection_id, first=first, second=second
+    )
+    passages = compare(left.text, right.text)
+    context = {
+        "collection": left.collection,
+        "left": left,
+        "right": right,
+        "passage_rows": [
+            {"number": n, "colour": n % PALETTE_SIZE, "passage": p} for n, p in enumerate(passages)
+        ],
+        "left_html": highlight_html(left.text, [(p.start, p.end) for p in passages], side="q"),
+        "right_html": highlight_html(
+            right.text, [(p.source_start, p.source_end) for p in passages], side="s"
+        ),
+        "run": _int(request.GET.get("run")),
+    }
+    return render(request, "dedup/pair.html", context)
+
+
+def _int(value: str | None) -> int | None:
+    return int(value) if value is not None and value.isdigit() else None
