@@ -90,7 +90,9 @@ def test_a_new_reprint_streams_into_its_story_cluster(collection, owner, add_pag
     clusters = cluster_of(run)
 
     late = add_pages(STORY_1[3], STORY_5[1], *STORY_6)
-    placed = {m.document_id: m for d in late.values() for m in services.dedup_document_assign(document=d)}
+    placed = {
+        m.document_id: m for d in late.values() for m in services.dedup_document_assign(document=d)
+    }
 
     assert placed[late[STORY_1[3]].id].cluster == clusters[pages[STORY_1[0]].id]
     assert placed[late[STORY_1[3]].id].relation in ("duplicate", "containment", "different")

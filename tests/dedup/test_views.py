@@ -1,0 +1,97 @@
+"""The deduplication page and the pair view: login, ownership, starting runs, clusters."""
+
+from __future__ import annotations
+
+import pytest
+
+from dedup import services
+from dedup.models import DedupRun
+from documents import services as document_services
+from tests.dedup.conftest import STORY_0, STORY_5
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def browser(client, owner):
+    client.force_login(owner)
+    return client
+
+
+@pytest.fixture
+def finished_run(collection, owner, add_pages):
+    pages = add_pages(*STORY_0, STORY_5[0])
+    run = services.dedup_run_start(collection=collection, method="periods", user=owner)
+    services.dedup_run_execute(run_id=run.id)
+    return run, pages
+
+
+def test_the_page_requires_login(client, collection):
+    response = client.get(f"/collections/{collection.id}/dedup/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/")
+
+
+def test_it_validates_ownership(client, stranger, finished_run, collection):
+    _, pages = finished_run
+    client.force_login(stranger)
+    assert client.get(f"/collections/{collection.id}/dedup/").status_code == 404
+    assert (
+        client.post(f"/collections/{collection.id}/dedup/", {"method": "periods"}).status_code
+        == 404
+    )
+    a, b = (pages[name].id for name in STORY_0)
+    assert client.get(f"/collections/{collection.id}/dedup/pair/?a={a}&b={b}").status_code == 404
+    assert not DedupRun.objects.exclude(id=finished_run[0].id).exists()
+
+
+def test_the_form_defaults_to_periods_and_starts_a_run(
+    browser, collection, django_capture_on_commit_callbacks, monkeypatch
+):
+    queued: list[int] = []
+    monkeypatch.setattr("dedup.tasks.dedup_run_task.delay", queued.append)
+    page = browser.get(f"/collections/{collection.id}/dedup/").content.decode()
+    assert '<option value="periods" selected>' in page
+    with django_capture_on_commit_callbacks(execute=True):
+        response = browser.post(f"/collections/{collection.id}/dedup/", {"method": "minhash"})
+    run = DedupRun.objects.get(collection=collection)
+    assert response.status_code == 302
+    assert (run.method, run.status, queued) == ("minhash", "queued", [run.id])
+
+
+def test_an_unknown_method_is_a_form_error(browser, collection):
+    response = browser.post(f"/collections/{collection.id}/dedup/", {"method": "nope"})
+    assert response.status_code == 200
+    assert not DedupRun.objects.exists()
+
+
+def test_it_lists_clusters_with_relation_score_and_pair_links(browser, collection, finished_run):
+    run, pages = finished_run
+    page = browser.get(f"/collections/{collection.id}/dedup/").content.decode()
+    a, b = (pages[name].id for name in STORY_0)
+    assert f"Clusters of run #{run.id} (periods)" in page
+    assert "1 cluster(s) of near-duplicates; 1 document(s) without one." in page
+    assert (
+        f'href="/collections/{collection.id}/dedup/pair/?a={a}&amp;b={b}&amp;run={run.id}"' in page
+    )
+    assert 'data-relation="centre"' in page and 'data-relation="duplicate"' in page
+
+
+def test_the_pair_view_highlights_shared_passages(browser, collection, finished_run):
+    _, pages = finished_run
+    a, b = (pages[name].id for name in STORY_0)
+    page = browser.get(f"/collections/{collection.id}/dedup/pair/?a={a}&b={b}").content.decode()
+    assert 'id="q-0"' in page and 'id="s-0"' in page
+    assert "doc00001.txt ↔ doc00002.txt" in page
+
+
+def test_the_pair_view_refuses_documents_of_another_collection(
+    browser, owner, collection, finished_run, add_pages
+):
+    _, pages = finished_run
+    elsewhere = document_services.collection_create(owner=owner, name="other")
+    outsider = add_pages(STORY_5[1], into=elsewhere)[STORY_5[1]]
+    a = pages[STORY_0[0]].id
+    url = f"/collections/{collection.id}/dedup/pair/?a={a}&b={outsider.id}"
+    assert browser.get(url).status_code == 404
+    assert browser.get(f"/collections/{collection.id}/dedup/pair/?a={a}").status_code == 404
