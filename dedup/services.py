@@ -278,18 +278,7 @@ def _member_join(
             run=run, signature_version=run.signature_version
         ).values_list("document_id", "data")
     }
-    match = best_match(method, stored, sig)
-    if match is None:
-        cluster, relation, score = _next_cluster(run), ClusterMember.Relation.CENTRE, 1.0
-    else:
-        cluster = ClusterMember.objects.get(run=run, document_id=match[0]).cluster
-        centre = ClusterMember.objects.get(
-            run=run, cluster=cluster, relation=ClusterMember.Relation.CENTRE
-        ).document_id
-        # Like `cluster_documents`: a member's relation is to the centre ("different" when it
-        # is linked to the cluster only through another member).
-        to_centre = match[1] if centre == match[0] else method.relation(stored[centre], sig)
-        relation, score = to_centre.kind, to_centre.score
+    cluster, relation, score = _place(run, method, stored, sig)
     Signature.objects.create(
         run=run,
         document=document,
@@ -300,6 +289,30 @@ def _member_join(
     return ClusterMember.objects.create(
         run=run, cluster=cluster, document=document, relation=relation, score=score
     )
+
+
+def _place(
+    run: DedupRun, method: NearDupMethod[Any], stored: Mapping[int, Any], sig: Any
+) -> tuple[int, str, float]:
+    """(cluster, relation, score) of a new signature: the best match's cluster, else a new one."""
+    match = best_match(method, stored, sig)
+    joined = ClusterMember.objects.filter(run=run, document_id=match[0]).first() if match else None
+    if match is None or joined is None:
+        return _next_cluster(run), ClusterMember.Relation.CENTRE, 1.0
+    centre = (
+        ClusterMember.objects.filter(
+            run=run, cluster=joined.cluster, relation=ClusterMember.Relation.CENTRE
+        )
+        .values_list("document_id", flat=True)
+        .first()
+    )
+    # Like `cluster_documents`: a member's relation is to the centre ("different" when it is
+    # linked to the cluster only through another member).  A deleted centre leaves the relation
+    # to the matched member.
+    if centre is None or centre == match[0] or centre not in stored:
+        return joined.cluster, match[1].kind, match[1].score
+    to_centre = method.relation(stored[centre], sig)
+    return joined.cluster, to_centre.kind, to_centre.score
 
 
 def best_match(

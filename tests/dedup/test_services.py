@@ -7,6 +7,7 @@ from django.core.exceptions import PermissionDenied
 
 from dedup import services
 from dedup.models import ClusterMember, DedupRun, Signature
+from documents import services as document_services
 from tests.dedup.conftest import STORY_0, STORY_1, STORY_5, STORY_6
 
 pytestmark = pytest.mark.django_db
@@ -124,3 +125,15 @@ def test_streaming_feeds_the_latest_finished_run_of_each_method(collection, owne
     runs = sorted(m.run_id for m in services.dedup_document_assign(document=late))
     assert runs == sorted([newer.id, other.id])
     assert not ClusterMember.objects.filter(run=old, document=late).exists()
+
+
+def test_streaming_survives_a_deleted_centre(collection, owner, add_pages):
+    add_pages(*STORY_1[:3])
+    run = run_now(collection, owner)
+    centre = ClusterMember.objects.get(run=run, relation="centre").document
+    cluster = ClusterMember.objects.get(run=run, document=centre).cluster
+    document_services.document_delete(document=centre)
+    late = add_pages(STORY_1[3])[STORY_1[3]]
+    (placed,) = services.dedup_document_assign(document=late)
+    assert placed.cluster == cluster
+    assert placed.relation in ("duplicate", "containment")
