@@ -7,14 +7,13 @@ Works on the output of :func:`detection.normalize.normalize` (lower-cased, half-
 - Paragraphs containing Han characters are cut after Chinese sentence ends (。！？；… after
   width folding also ``!?;``) with any closing quotes/brackets, and after a half-width ``.``
   that is not inside a number or an abbreviation (reprints turn 。 into ``.``).
-- Other paragraphs are cut by the decision rules of NLTK's *untrained* Punkt (no downloaded
-  data) on our lower-cased text — a period, ``?`` or ``!`` ends a sentence, except an ellipsis,
-  and except an initial (``j.``) or a number (``5.``) followed by a lower-case word or
-  punctuation — reimplemented as one regex pass (:func:`_punkt_rule_spans`): 99.76% of its
-  sentence ends coincide with ``nltk.tokenize.punkt.PunktSentenceTokenizer()`` on
-  pan13-verbatim-dev at 1/15 of the cost (Punkt was half of English ``analyze()``).  NLTK
-  Punkt itself is used with ``english="punkt"``.  Copy detection needs the *same* cut on both
-  copies more than linguistically perfect cuts; both are deterministic.
+- Other paragraphs are cut by NLTK's *untrained* Punkt (``PunktSentenceTokenizer()``, no
+  downloaded data): :func:`detection.punkt.punkt_spans` gives exactly its ``span_tokenize``
+  spans but lets NLTK decide only the candidates whose answer is not fixed by the untrained
+  model (numbers, initials, ellipses, ...), about 4 times cheaper than NLTK on pan13.  The older
+  one-regex reimplementation of Punkt's rules (99.76% of sentence ends identical) is kept as
+  ``english="punkt-rules"``.  Copy detection needs the *same* cut on both copies more than
+  linguistically perfect cuts; both are deterministic.
 - "Sentences" longer than ``max_chars`` (lists, navigation, run-on web text) are cut at
   content-defined points (see :func:`_cut_points`) into pieces of at least ``max_chars // 5``
   characters, so one huge block does not blur a passage's borders and a copy of part of it is
@@ -26,15 +25,17 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Iterator
-from functools import cache
-from typing import Any, Final, Literal
+from typing import Final, Literal
+
+from detection.punkt import punkt_spans
 
 __all__ = ["split_sentences", "SENTENCES_VERSION", "EnglishSplitter"]
 
 EnglishSplitter = Literal["punkt-rules", "punkt"]
 
-#: Changes whenever :func:`split_sentences` can cut a text differently.
-SENTENCES_VERSION: Final = "s3"
+#: Changes whenever :func:`split_sentences` can cut a text differently (s4: NLTK Punkt is the
+#: default English splitter again, through :mod:`detection.punkt`).
+SENTENCES_VERSION: Final = "s4"
 
 _HAN: Final = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _PARAGRAPH: Final = re.compile(r"[^\n]+")
@@ -63,16 +64,8 @@ def _chinese_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]
         yield cursor, end
 
 
-@cache
-def _punkt() -> Any:
-    # Imported on first use: importing nltk takes about a second.
-    from nltk.tokenize.punkt import PunktSentenceTokenizer
-
-    return PunktSentenceTokenizer()
-
-
 def _punkt_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    for begin, finish in _punkt().span_tokenize(text[start:end]):
+    for begin, finish in punkt_spans(text[start:end]):
         yield start + begin, start + finish
 
 
@@ -159,14 +152,15 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def split_sentences(
-    text: str, *, max_chars: int = 300, english: EnglishSplitter = "punkt-rules"
+    text: str, *, max_chars: int = 300, english: EnglishSplitter = "punkt"
 ) -> list[tuple[int, int]]:
     """Sentence spans ``(start, end)`` of normalised ``text``, in order, non-empty, disjoint.
 
-    ``english`` picks the splitter of paragraphs without Han characters: ``"punkt-rules"``
-    (untrained Punkt's rules, fast) or ``"punkt"`` (NLTK's PunktSentenceTokenizer).
+    ``english`` picks the splitter of paragraphs without Han characters: ``"punkt"`` (NLTK's
+    untrained PunktSentenceTokenizer, see :mod:`detection.punkt`) or ``"punkt-rules"`` (a
+    one-regex approximation of its rules).
     """
-    latin = _punkt_spans if english == "punkt" else _punkt_rule_spans
+    latin = _punkt_rule_spans if english == "punkt-rules" else _punkt_spans
     spans: list[tuple[int, int]] = []
     for paragraph in _PARAGRAPH.finditer(text):
         begin, finish = paragraph.span()

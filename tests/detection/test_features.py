@@ -107,7 +107,7 @@ def test_model_version_changes_with_every_feature_parameter():
         for change in (
             {}, {"chain_length": 3}, {"chain_gap": 2}, {"antecedents": 10},
             {"hash_seed": "x"}, {"max_sentence_chars": 100}, {"han_chain_length": 2},
-            {"english_splitter": "punkt"},
+            {"english_splitter": "punkt-rules"},
         )
     }
     assert len(versions) == 8

@@ -35,7 +35,7 @@ def test_it_cuts_english_like_untrained_punkt():
     text = "The cat sat on the mat. It was happy! Was it? Yes, 3.14 is pi."
     expected = ["the cat sat on the mat.", "it was happy!", "was it?", "yes, 3.14 is pi."]
     assert pieces(text) == expected
-    assert pieces(text, english="punkt") == expected
+    assert pieces(text, english="punkt-rules") == expected
 
 
 TRICKY = (
@@ -46,7 +46,15 @@ TRICKY = (
 
 
 def test_the_punkt_rules_agree_with_nltk_punkt_on_tricky_text():
-    assert pieces(TRICKY) == pieces(TRICKY, english="punkt")
+    assert pieces(TRICKY, english="punkt-rules") == pieces(TRICKY, english="punkt")
+
+
+def test_the_default_english_splitter_is_nltk_punkt():
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+    normalized = normalize(TRICKY).text
+    expected = [normalized[a:b] for a, b in PunktSentenceTokenizer().span_tokenize(normalized)]
+    assert pieces(TRICKY) == expected
 
 
 def test_long_sentences_are_cut_at_the_same_places_in_a_partial_copy():
