@@ -58,7 +58,13 @@ def dedup_pair(request: HttpRequest, collection_id: int) -> HttpResponse:
         "left": left,
         "right": right,
         "passage_rows": [
-            {"number": n, "colour": n % PALETTE_SIZE, "passage": p} for n, p in enumerate(passages)
+            {
+                "number": n,
+                "colour": n % PALETTE_SIZE,
+                "excerpt": _excerpt(left.text[p.start : p.end]),
+                "passage": p,
+            }
+            for n, p in enumerate(passages)
         ],
         "left_html": highlight_html(left.text, [(p.start, p.end) for p in passages], side="q"),
         "right_html": highlight_html(
@@ -67,6 +73,11 @@ def dedup_pair(request: HttpRequest, collection_id: int) -> HttpResponse:
         "run": _int(request.GET.get("run")),
     }
     return render(request, "dedup/pair.html", context)
+
+
+def _excerpt(piece: str, length: int = 40) -> str:
+    piece = " ".join(piece.split())
+    return piece if len(piece) <= length else piece[:length] + "…"
 
 
 def _int(value: str | None) -> int | None:
