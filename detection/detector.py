@@ -14,7 +14,7 @@ from detection.features import feature_model
 from detection.index import MemoryIndex, SentenceIndex
 from detection.language import detect_language
 from detection.model import DocumentAnalysis, Passage, SentenceRecord
-from detection.normalize import normalize
+from detection.normalize import normalize_with_offsets, original_spans
 from detection.refine import refine_alignments, word_view
 from detection.scoring import SentencePair, copied_pairs
 from detection.sentences import split_sentences
@@ -33,11 +33,11 @@ def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnaly
     if not isinstance(text, str):
         raise DetectionError(f"analyze() needs the document text as str, got {type(text)!r}")
     model = feature_model(config)
-    normalized = normalize(text)
+    normalized, offsets = normalize_with_offsets(text)
     spans = split_sentences(
-        normalized.text, max_chars=config.max_sentence_chars, english=config.english_splitter
+        normalized, max_chars=config.max_sentence_chars, english=config.english_splitter
     )
-    words, starts = token_spans(normalized.text)
+    words, starts = token_spans(normalized)
     kept_spans: list[tuple[int, int]] = []
     bounds: list[tuple[int, int]] = []
     first = 0
@@ -49,11 +49,10 @@ def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnaly
             bounds.append((first, last))
         first = last
     features = document_features(words, bounds, model)
-    original_span = normalized.original_span
     records = [
-        SentenceRecord(number, *original_span(span_start, span_end), sentence_features)
-        for number, ((span_start, span_end), sentence_features) in enumerate(
-            zip(kept_spans, features, strict=True)
+        SentenceRecord(number, start, end, sentence_features)
+        for number, ((start, end), sentence_features) in enumerate(
+            zip(original_spans(offsets, kept_spans), features, strict=True)
         )
     ]
     return DocumentAnalysis(detect_language(text), model.version, tuple(records))

@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from detection.language import detect_language
-from detection.normalize import normalize
+from detection.normalize import normalize, normalize_with_offsets, original_spans
 from detection.words import tokenize
 
 MIXED_TEXT = st.text(
@@ -49,6 +49,16 @@ def test_offsets_are_monotonic_and_point_at_the_source_character(text):
             assert source.isspace()
         else:
             assert ch in normalize(source).text or not source.isspace()
+
+
+@given(MIXED_TEXT, st.data())
+def test_the_array_offsets_map_spans_like_original_span(text, data):
+    normalized = normalize(text)
+    folded, offsets = normalize_with_offsets(text)
+    assert folded == normalized.text
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(folded)), max_size=6)) | {0, len(folded)})
+    spans = [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+    assert original_spans(offsets, spans) == [normalized.original_span(a, b) for a, b in spans]
 
 
 @given(MIXED_TEXT)
