@@ -10,14 +10,13 @@ import pytest
 from documents.models import Collection, Document
 from documents.services import document_upload
 from tests.dedup.conftest import STORY_0, STORY_5
-from tests.documents.conftest import celery_worker  # noqa: F401 - the worker fixture
 from tests.documents.factories import wait_until_finished
 from tests.documents.test_browser import driver  # noqa: F401 - headless Chromium
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_user_deduplicates_a_collection_and_opens_a_pair(
-    celery_worker,  # noqa: F811
+    celery_worker,
     live_server,
     driver,  # noqa: F811
     django_user_model,

@@ -8,7 +8,6 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from tests.dedup.conftest import STORY_0, STORY_1, STORY_5
-from tests.documents.conftest import celery_worker  # noqa: F401 - the worker fixture
 from tests.documents.factories import wait_until_finished
 
 
@@ -23,7 +22,7 @@ def poll(fetch, done, *, within_seconds: float = 240):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_run_and_a_streamed_document_through_a_real_worker(celery_worker, api, reprints):  # noqa: F811
+def test_a_run_and_a_streamed_document_through_a_real_worker(celery_worker, api, reprints):
     collection = api.post("/api/collections/", {"name": "e2e dedup"}, format="json").json()["id"]
 
     def upload(name: str) -> int:
