@@ -3,7 +3,6 @@ sequence matching, behind :func:`analyze`, :func:`detect` and :func:`compare`.""
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable
 
@@ -19,7 +18,7 @@ from detection.refine import refine_alignments, word_view
 from detection.scoring import SentencePair, copied_pairs
 from detection.sentences import split_sentences
 from detection.vocabulary import document_features
-from detection.words import token_spans
+from detection.words import sentence_words
 
 __all__ = ["analyze", "detect", "compare", "coverage"]
 
@@ -37,17 +36,8 @@ def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnaly
     spans = split_sentences(
         normalized, max_chars=config.max_sentence_chars, english=config.english_splitter
     )
-    words, starts = token_spans(normalized)
-    kept_spans: list[tuple[int, int]] = []
-    bounds: list[tuple[int, int]] = []
-    first = 0
-    for span_start, span_end in spans:
-        first = bisect_left(starts, span_start, first)
-        last = bisect_left(starts, span_end, first)
-        if last > first:
-            kept_spans.append((span_start, span_end))
-            bounds.append((first, last))
-        first = last
+    words, bounds, kept = sentence_words(normalized, spans)
+    kept_spans = [spans[number] for number in kept]
     features = document_features(words, bounds, model)
     records = [
         SentenceRecord(number, start, end, sentence_features)

@@ -11,12 +11,14 @@ Punctuation and whitespace are not tokens.
 from __future__ import annotations
 
 import re
-from itertools import accumulate
+from bisect import bisect_left
+from collections.abc import Sequence
+from itertools import accumulate, chain
 from typing import Final, NamedTuple
 
 import rjieba
 
-__all__ = ["Token", "tokenize", "token_spans", "WORDS_VERSION"]
+__all__ = ["Token", "tokenize", "token_spans", "sentence_words", "WORDS_VERSION"]
 
 #: Changes whenever :func:`tokenize` can cut a text differently.
 WORDS_VERSION: Final = "w1-rjieba-0.2.2"
@@ -28,6 +30,12 @@ _PIECE: Final = re.compile(
     rf"|(?P<word>[^\W\d_{_HAN}]+(?:['’][^\W\d_{_HAN}]+)*)"
     r"|(?P<number>\d+(?:[.,]\d+)*)"
 )
+
+# _PIECE without the Han group, for text without Han characters (no groups: findall returns
+# the words themselves).
+_LATIN_PIECE: Final = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+(?:[.,]\d+)*")
+# Characters that can stand next to each other inside one word (\w is isalnum() or "_").
+_JOINING: Final = "_'’.,"
 
 
 class Token(NamedTuple):
@@ -64,3 +72,58 @@ def tokenize(text: str) -> list[Token]:
     """Cut ``text`` into words (jieba dictionary for Han, regex for the rest) with offsets."""
     words, starts = token_spans(text)
     return [Token(w, s, s + len(w)) for w, s in zip(words, starts, strict=True)]
+
+
+def _joins(text: str, position: int) -> bool:
+    """Whether a word could run across ``position`` (both neighbours are word characters)."""
+    if position <= 0 or position >= len(text):
+        return False
+    before, after = text[position - 1], text[position]
+    return (
+        after != " " and (after.isalnum() or after in _JOINING)
+        and (before.isalnum() or before in _JOINING)
+    )
+
+
+def _assigned(
+    text: str, spans: Sequence[tuple[int, int]]
+) -> tuple[list[str], list[tuple[int, int]], list[int]]:
+    """The general case: words of the whole text, each given to the span its start is in."""
+    words, starts = token_spans(text)
+    bounds: list[tuple[int, int]] = []
+    kept: list[int] = []
+    first = 0
+    for number, (span_start, span_end) in enumerate(spans):
+        first = bisect_left(starts, span_start, first)
+        last = bisect_left(starts, span_end, first)
+        if last > first:
+            bounds.append((first, last))
+            kept.append(number)
+        first = last
+    return words, bounds, kept
+
+
+def sentence_words(
+    text: str, spans: Sequence[tuple[int, int]]
+) -> tuple[list[str], list[tuple[int, int]], list[int]]:
+    """Words of ``text`` by sentence: a word list, the range ``(first, last)`` in it of each
+    span that has words, and the indices of those spans (``spans`` ordered, disjoint).
+
+    Exactly the words of :func:`token_spans` given to the span their start lies in (words
+    outside every span are left out).  When no word can run across a span border, text
+    without Han characters is cut span by span with one C-level ``findall`` each, without a
+    match object per word (3 times faster on English text).
+    """
+    if _ANY_HAN.search(text) or any(_joins(text, s) or _joins(text, e) for s, e in spans):
+        return _assigned(text, spans)
+    findall = _LATIN_PIECE.findall
+    per_span = [findall(text, start, end) for start, end in spans]
+    bounds: list[tuple[int, int]] = []
+    kept: list[int] = []
+    first = 0
+    for number, found in enumerate(per_span):
+        if found:
+            bounds.append((first, first + len(found)))
+            kept.append(number)
+            first += len(found)
+    return list(chain.from_iterable(per_span)), bounds, kept

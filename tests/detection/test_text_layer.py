@@ -92,3 +92,20 @@ def test_it_identifies_languages():
     assert detect_language("This is an English sentence.") == "en"
     assert detect_language("这是中文 and this is English text 混合") == "mixed"
     assert detect_language("12345 ...") == "en"
+
+
+@given(
+    st.text(alphabet=st.sampled_from(list("ab é1 2.,'’ -中文")), max_size=50),
+    st.data(),
+)
+def test_words_by_sentence_are_the_words_of_the_whole_text(text, data):
+    from detection.words import _assigned, sentence_words
+
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=8)))
+    spans = [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+    spans = [span for i, span in enumerate(spans) if data.draw(st.booleans()) or i % 2]
+    def by_span(result):
+        words, bounds, kept = result
+        return kept, [words[first:last] for first, last in bounds]
+
+    assert by_span(sentence_words(text, spans)) == by_span(_assigned(text, spans))
