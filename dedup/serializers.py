@@ -2,9 +2,11 @@
 
 from rest_framework import serializers
 
+from dedup.services import DEFAULT_METHOD
+
 
 class RunStartSerializer(serializers.Serializer):
-    method = serializers.CharField(max_length=40, required=False, default="periods")
+    method = serializers.CharField(max_length=40, required=False, default=DEFAULT_METHOD)
 
 
 class RunCreatedSerializer(serializers.Serializer):
