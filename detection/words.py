@@ -34,8 +34,6 @@ _PIECE: Final = re.compile(
 # _PIECE without the Han group, for text without Han characters (no groups: findall returns
 # the words themselves).
 _LATIN_PIECE: Final = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+(?:[.,]\d+)*")
-# Characters that can stand next to each other inside one word (\w is isalnum() or "_").
-_JOINING: Final = "_'’.,"
 
 
 class Token(NamedTuple):
@@ -75,14 +73,18 @@ def tokenize(text: str) -> list[Token]:
 
 
 def _joins(text: str, position: int) -> bool:
-    """Whether a word could run across ``position`` (both neighbours are word characters)."""
+    """Whether a word could run across ``position``: letters and digits join each other,
+    apostrophes join letters, ``.`` and ``,`` join digits (conservative: a superset)."""
     if position <= 0 or position >= len(text):
         return False
     before, after = text[position - 1], text[position]
-    return (
-        after != " " and (after.isalnum() or after in _JOINING)
-        and (before.isalnum() or before in _JOINING)
-    )
+    if after == " " or before == " ":
+        return False
+    if before.isalnum():
+        return after.isalnum() or after in "'’" or (after in ".," and before.isdigit())
+    if before in "'’":
+        return after.isalnum()
+    return before in ".," and after.isdigit()
 
 
 def _assigned(
@@ -103,6 +105,30 @@ def _assigned(
     return words, bounds, kept
 
 
+def _latin_words(text: str, spans: Sequence[tuple[int, int]]) -> list[list[str]] | None:
+    """Words of each span of Han-free text, or None when a word might start before a span
+    and outside the previous one (then only the whole-text scan knows)."""
+    findall, finditer = _LATIN_PIECE.findall, _LATIN_PIECE.finditer
+    per_span: list[list[str]] = []
+    resume = 0  # where the whole-text scan resumes: never inside a word
+    for start, end in spans:
+        if resume <= start and _joins(text, start):
+            return None
+        start = max(start, resume)
+        if _joins(text, end):  # the last word may run on past the span: it stays here
+            found: list[str] = []
+            for match in finditer(text, start):
+                if match.start() >= end:
+                    break
+                found.append(match.group())
+                resume = match.end()
+            per_span.append(found)
+        else:
+            per_span.append(findall(text, start, end) if start < end else [])
+            resume = max(resume, end)
+    return per_span
+
+
 def sentence_words(
     text: str, spans: Sequence[tuple[int, int]]
 ) -> tuple[list[str], list[tuple[int, int]], list[int]]:
@@ -110,14 +136,13 @@ def sentence_words(
     span that has words, and the indices of those spans (``spans`` ordered, disjoint).
 
     Exactly the words of :func:`token_spans` given to the span their start lies in (words
-    outside every span are left out).  When no word can run across a span border, text
-    without Han characters is cut span by span with one C-level ``findall`` each, without a
-    match object per word (3 times faster on English text).
+    outside every span are left out).  Text without Han characters is cut span by span with
+    one C-level ``findall`` each, without a match object per word (3 times faster on English
+    text); a word running across a span border is followed with ``finditer``.
     """
-    if _ANY_HAN.search(text) or any(_joins(text, s) or _joins(text, e) for s, e in spans):
+    per_span = None if _ANY_HAN.search(text) else _latin_words(text, spans)
+    if per_span is None:
         return _assigned(text, spans)
-    findall = _LATIN_PIECE.findall
-    per_span = [findall(text, start, end) for start, end in spans]
     bounds: list[tuple[int, int]] = []
     kept: list[int] = []
     first = 0

@@ -1,6 +1,6 @@
 """Normalisation offsets, tokenisation offsets and language identification."""
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from detection.language import detect_language
@@ -94,10 +94,8 @@ def test_it_identifies_languages():
     assert detect_language("12345 ...") == "en"
 
 
-@given(
-    st.text(alphabet=st.sampled_from(list("ab é1 2.,'’ -中文")), max_size=50),
-    st.data(),
-)
+@settings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from(list("ab é1 2.,'’ -")), max_size=50), st.data())
 def test_words_by_sentence_are_the_words_of_the_whole_text(text, data):
     from detection.words import _assigned, sentence_words
 
