@@ -107,3 +107,16 @@ def test_words_by_sentence_are_the_words_of_the_whole_text(text, data):
         return kept, [words[first:last] for first, last in bounds]
 
     assert by_span(sentence_words(text, spans)) == by_span(_assigned(text, spans))
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=st.sampled_from(list("ab 1,2.’中文人民大会。")), max_size=50), st.data())
+def test_words_by_sentence_of_chinese_text_are_the_words_of_the_whole_text(text, data):
+    from detection.words import _assigned, sentence_words
+
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=8)))
+    spans = [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+    words, bounds, kept = sentence_words(text, spans)
+    expected_words, expected_bounds, expected_kept = _assigned(text, spans)
+    assert kept == expected_kept
+    assert [words[a:b] for a, b in bounds] == [expected_words[a:b] for a, b in expected_bounds]
