@@ -161,14 +161,20 @@ def split_sentences(
     one-regex approximation of its rules).
     """
     latin = _punkt_rule_spans if english == "punkt-rules" else _punkt_spans
+    han = not text.isascii()  # an ASCII text has no Han paragraph to look for
     spans: list[tuple[int, int]] = []
     for paragraph in _PARAGRAPH.finditer(text):
         begin, finish = paragraph.span()
-        if _HAN.search(text, begin, finish):
+        if han and _HAN.search(text, begin, finish):
             pieces = _chinese_spans(text, begin, finish)
         else:
             pieces = latin(text, begin, finish)
         for piece_start, piece_end in pieces:
+            if piece_end - piece_start <= max_chars:  # the common case, without generators
+                start, end = _trimmed(text, piece_start, piece_end)
+                if start < end:
+                    spans.append((start, end))
+                continue
             for start, end in _limit_length(text, piece_start, piece_end, max_chars):
                 start, end = _trimmed(text, start, end)
                 if start < end:

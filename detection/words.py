@@ -171,7 +171,7 @@ def sentence_words(
     text); a word running across a span border is followed with ``finditer``.  Han runs are
     segmented in one rjieba call per document.
     """
-    if _ANY_HAN.search(text):
+    if not text.isascii() and _ANY_HAN.search(text):
         per_span = _han_words(text, spans)
     else:
         per_span = _latin_words(text, spans)
