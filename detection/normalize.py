@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -64,6 +64,13 @@ _WHITESPACE_RUN: Final = re.compile(  # the leading (?=\s) lets other positions 
 # commonest case in hard-wrapped Latin text); same length, so offsets stay as they are and no
 # Python code runs per line.
 _LATIN_SINGLE: Final = re.compile(rf"[^\S ](?<=[^\s{_CJK_CLASS}][^\S ])(?=[^\s{_CJK_CLASS}])")
+# Without CJK text _WHITESPACE_RUN can only match where two whitespace characters meet, at
+# whitespace other than " " and "\n", or at either end; these are found with str.find and one
+# search for the rare characters instead of stopping the regex at every space.
+_PAIRS: Final = ("  ", " \n", "\n ", "\n\n")
+_RARE_WHITESPACE: Final = re.compile(
+    "[\t\x0b-\r\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+)
 # Characters kept verbatim: NFKC would expand the ellipsis to three dots, which shifts offsets
 # for no gain and hides a Chinese sentence end.
 _KEEP: Final = frozenset("…⋯")
@@ -191,14 +198,39 @@ def _whitespace_replacement(text: str, start: int, end: int) -> str:
     return " "
 
 
+def _occurrences(text: str, needle: str) -> Iterator[int]:
+    position = text.find(needle)
+    while position >= 0:
+        yield position
+        position = text.find(needle, position + 1)
+
+
+def _whitespace_runs(text: str) -> Iterator[tuple[int, int]]:
+    """The spans of ``_WHITESPACE_RUN.finditer(text)``."""
+    if not text.isascii() and _CJK_CHAR.search(text):
+        yield from (match.span() for match in _WHITESPACE_RUN.finditer(text))
+        return
+    candidates = {0, len(text) - 1}
+    for pair in _PAIRS:
+        candidates.update(_occurrences(text, pair))
+    for match in _RARE_WHITESPACE.finditer(text):
+        candidates.update((match.start() - 1, match.start()))
+    reach = 0
+    for position in sorted(candidates):
+        if position >= reach:
+            found = _WHITESPACE_RUN.match(text, position)
+            if found:
+                reach = found.end()
+                yield found.span()
+
+
 def _fold_whitespace(text: str, offsets: np.ndarray | None) -> tuple[str, np.ndarray | None]:
     """Fold whitespace runs; a run's replacement keeps the offsets of the run's first
     characters, so folding only ever deletes offsets (built only when something changed)."""
     pieces: list[str] = []
     dropped: list[tuple[int, int]] = []
     cursor = 0
-    for match in _WHITESPACE_RUN.finditer(text):
-        start, end = match.span()
+    for start, end in _whitespace_runs(text):
         replacement = _whitespace_replacement(text, start, end)
         if replacement == text[start:end]:
             continue

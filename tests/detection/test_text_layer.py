@@ -120,3 +120,13 @@ def test_words_by_sentence_of_chinese_text_are_the_words_of_the_whole_text(text,
     expected_words, expected_bounds, expected_kept = _assigned(text, spans)
     assert kept == expected_kept
     assert [words[a:b] for a, b in bounds] == [expected_words[a:b] for a, b in expected_bounds]
+
+
+@settings(max_examples=500)
+@given(
+    st.text(alphabet=st.sampled_from(list(" \n\t\r\x0b\x1c\u3000\xa0\u2028ab.,é中")), max_size=30)
+)
+def test_whitespace_runs_are_found_like_the_regex_finds_them(text):
+    from detection.normalize import _WHITESPACE_RUN, _whitespace_runs
+
+    assert list(_whitespace_runs(text)) == [m.span() for m in _WHITESPACE_RUN.finditer(text)]
