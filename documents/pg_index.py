@@ -22,11 +22,10 @@ so adding an analysis of another version raises and lookups only return document
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from itertools import chain, repeat
+from itertools import chain
 from typing import NamedTuple, Protocol
 
 import numpy as np
-import psycopg
 from django.db import connections, transaction
 from django.db.backends.utils import CursorWrapper
 
@@ -284,7 +283,8 @@ class PostgresSentenceIndex:
             cursor.execute(
                 f"WITH staged AS (DELETE FROM {_DF_STAGE} RETURNING feature, n)"
                 f" INSERT INTO {DF_TABLE} (feature, df) SELECT feature, n FROM staged"
-                f" ORDER BY feature ON CONFLICT (feature) DO UPDATE SET df = {DF_TABLE}.df + EXCLUDED.df"
+                f" ORDER BY feature ON CONFLICT (feature)"
+                f" DO UPDATE SET df = {DF_TABLE}.df + EXCLUDED.df"
             )
 
     def _decrement_df(self, cursor: CursorWrapper, decrements: list[tuple[int, int]]) -> None:
@@ -341,9 +341,7 @@ def posting_columns(items: Sequence[tuple[int, _Analysis]]) -> PostingColumns:
     sentences = [(document, s) for document, analysis in items for s in analysis.sentences]
     lengths = np.fromiter((len(s.features) for _, s in sentences), np.int64, len(sentences))
     total = int(lengths.sum())
-    features = np.fromiter(
-        chain.from_iterable(s.features for _, s in sentences), np.int64, total
-    )
+    features = np.fromiter(chain.from_iterable(s.features for _, s in sentences), np.int64, total)
     per_sentence = [
         np.fromiter((d for d, _ in sentences), np.int64, len(sentences)),
         np.fromiter((s.index for _, s in sentences), np.int64, len(sentences)),
