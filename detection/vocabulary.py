@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from functools import cache
 from itertools import repeat
 
 import numpy as np
@@ -90,14 +91,24 @@ def _kept_positions(
     """Token indices kept for chains (skip words out; an all-skip sentence keeps its first
     word) and the sentence of each."""
     count = len(flags)
-    positions = np.arange(count)
-    sentence = np.searchsorted(firsts, positions, side="right") - 1
-    inside = (sentence >= 0) & (positions < lasts[np.maximum(sentence, 0)])
-    keep = inside & ((flags & _SKIP) == 0)
+    if firsts[0] == 0 and lasts[-1] == count and np.array_equal(firsts[1:], lasts[:-1]):
+        # Sentences cover the words one after the other (what sentence_words gives).
+        sentence = np.repeat(np.arange(len(firsts)), lasts - firsts)
+        keep = (flags & _SKIP) == 0
+    else:
+        positions = np.arange(count)
+        sentence = np.searchsorted(firsts, positions, side="right") - 1
+        inside = (sentence >= 0) & (positions < lasts[np.maximum(sentence, 0)])
+        keep = inside & ((flags & _SKIP) == 0)
     kept_per_sentence = np.bincount(sentence[keep], minlength=len(firsts))
     keep[firsts[kept_per_sentence == 0]] = True
     kept = np.flatnonzero(keep)
     return kept, sentence[kept]
+
+
+@cache
+def _multipliers(model: FeatureModel) -> np.ndarray:
+    return np.array(model.multipliers, dtype=np.uint64)
 
 
 def _chain_values(
@@ -111,7 +122,7 @@ def _chain_values(
     lengths = np.where(
         (flags[starts] & _HAN) != 0, model.han_chain_length, model.chain_length
     )
-    multipliers = np.array(model.multipliers, dtype=np.uint64)
+    multipliers = _multipliers(model)
     values = hashes[starts] * multipliers[0]
     words = np.ones(len(starts), dtype=np.int64)
     own = sentence[starts]
@@ -137,8 +148,8 @@ def document_features(
     vocabulary = _vocabulary(model)
     ids = vocabulary.lookup(words)
     hashes, flags = vocabulary.hashes, vocabulary.flags  # arrays only ever grow
-    firsts = np.array([first for first, _ in bounds], dtype=np.int64)
-    lasts = np.array([last for _, last in bounds], dtype=np.int64)
+    table = np.array(bounds, dtype=np.int64)
+    firsts, lasts = table[:, 0], table[:, 1]
     kept, sentence = _kept_positions(flags[ids], firsts, lasts)
     values, owners = _chain_values(hashes[ids[kept]], flags[ids[kept]], sentence, model)
     order = np.lexsort((values, owners))

@@ -146,3 +146,23 @@ def test_the_whole_document_path_equals_the_per_sentence_definition(sentences):
         first += len(sentence)
     expected = [sentence_features(sentence, model) for sentence in sentences]
     assert document_features(words, bounds, model) == expected
+
+
+@given(
+    st.lists(
+        st.tuples(st.lists(WORDS, max_size=3), st.lists(WORDS, min_size=1, max_size=12)),
+        min_size=1, max_size=6,
+    ),
+    st.lists(WORDS, max_size=3),
+)
+def test_words_outside_the_sentences_are_ignored(gaps_and_sentences, tail):
+    model = feature_model(DEFAULT_CONFIG)
+    words: list[str] = []
+    bounds = []
+    for gap, sentence in gaps_and_sentences:
+        words += gap
+        bounds.append((len(words), len(words) + len(sentence)))
+        words += sentence
+    words += tail
+    expected = [sentence_features(sentence, model) for _, sentence in gaps_and_sentences]
+    assert document_features(words, bounds, model) == expected
