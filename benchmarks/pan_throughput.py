@@ -8,11 +8,16 @@ A measurement, not a test: run it by hand on an idle machine, e.g.
 For each corpus it times the whole PAN run (analysing every source and suspicious document,
 indexing, detection, word-level refinement, writing XML) and analyze() alone; ``--segmenters``
 also times jieba against rjieba (the same dictionary) on the corpus' Han text.
+
+``--digest`` prints instead a digest of what analyze() returns for every document (language,
+sentence spans, features): a speed-up must leave it unchanged (docs/detection.md,
+"Throughput").
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import re
 import tempfile
 import time
@@ -65,6 +70,19 @@ def analyze_throughput(corpus: Path) -> str:
     )
 
 
+def analysis_digest(corpus: Path) -> str:
+    """SHA-256 (first 16 hex digits) of analyze() on every document of ``corpus``."""
+    digest = hashlib.sha256()
+    for folder in ("src", "susp"):
+        for path in sorted((corpus / folder).iterdir()):
+            analysis = analyze(read_text(path))
+            digest.update(f"{path.name}\n{analysis.language}\n".encode())
+            for s in analysis.sentences:
+                digest.update(repr((s.index, s.start, s.end, s.features)).encode())
+    model = analyze("").model_version
+    return f"{corpus.name}: analysis digest {digest.hexdigest()[:16]} ({model})"
+
+
 def segmenter_throughput(corpus: Path) -> str:
     import jieba
     import rjieba
@@ -93,8 +111,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpora", nargs="+", type=Path)
     parser.add_argument("--segmenters", action="store_true", help="also time jieba vs rjieba")
+    parser.add_argument(
+        "--digest", action="store_true", help="only print a digest of analyze()'s output"
+    )
     arguments = parser.parse_args()
     for corpus in arguments.corpora:
+        if arguments.digest:
+            print(analysis_digest(corpus), flush=True)
+            continue
         print(pan_throughput(corpus), flush=True)
         print(analyze_throughput(corpus), flush=True)
         if arguments.segmenters:
