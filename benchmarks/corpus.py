@@ -32,7 +32,10 @@ PROSE_DIRS = (
     "zh-reprints-dev/docs",
     "zh-web-extraction/cleaned",
 )
-RUN_SENTENCES = (3, 8)  # a recombined run holds this many consecutive sentences (inclusive)
+RUN_SENTENCES = (3, 8)
+# Typical queries use variant numbers and re-keying rounds no archive document reaches.
+_TYPICAL_QUERIES = -1_000_001
+_TYPICAL_ROUND = 1 << 40  # a recombined run holds this many consecutive sentences (inclusive)
 JOIN = "\n\n"  # a blank line: a paragraph break, which always ends a sentence
 
 
@@ -136,11 +139,57 @@ class Recombiner:
         """Query document `q` of about `target_chars` characters (real features, not stored)."""
         return self._recombine(-1 - q, target_chars)
 
+    def typical_query(self, q: int, *, target_chars: int, passages: int = 3) -> Variant:
+        """A TYPICAL query: about `target_chars` of text that is not in the archive, with
+        `passages` runs of 3-8 consecutive real (round 0) archive sentences inserted at even
+        places, like a PAN suspicious document with a few copied passages.
+
+        The new text is a recombination whose features are re-keyed with a round no archive
+        document uses (the device the archive's rounds use: real statistics, not stored;
+        common features keep their identity, as common phrases do); the copied runs keep
+        their real features.  The analysis is composed, as the archive's is.
+        """
+        i = _TYPICAL_QUERIES - q
+        family = _family(self.bases[i % len(self.bases)].analysis.language)
+        donors = self._by_language[family]
+        copied = []
+        for k in range(passages):
+            source = self.bases[donors[keyed(i, 0xC0, k) % len(donors)]]
+            copied.append((source, *_run(source, keyed(i, 0xC0, k, 1))))
+        copied_chars = sum(_run_chars(*run) + len(JOIN) for run in copied)
+        body = self._runs(i, max(1, target_chars - copied_chars))
+        at = {len(body) * (k + 1) // (len(copied) + 1): k for k in range(len(copied))}
+        runs, novel = [], []
+        for k, run in enumerate(body):
+            if k in at:
+                runs.append(copied[at[k]])
+                novel.append(False)
+            runs.append(run)
+            novel.append(True)
+        made = compose(runs)
+        key = keyed(_TYPICAL_ROUND + q, 0xFEA7)
+        flags = [
+            fresh
+            for fresh, run in zip(novel, runs, strict=True)
+            for _ in range(run[2] - run[1] + 1)
+        ]
+        records = tuple(
+            _rekeyed(s, key, self.common) if fresh else s
+            for s, fresh in zip(made.analysis.sentences, flags, strict=True)
+        )
+        analysis = made.analysis
+        return Variant(
+            made.text, DocumentAnalysis(analysis.language, analysis.model_version, records)
+        )
+
     def _recombine(self, i: int, target_chars: int | None) -> Variant:
-        base_number = i % len(self.bases)
-        base = self.bases[base_number]
+        base = self.bases[i % len(self.bases)]
         if 0 <= i < len(self.bases) and target_chars is None:
             return Variant(base.text, base.analysis)
+        return compose(self._runs(i, target_chars))
+
+    def _runs(self, i: int, target_chars: int | None) -> list[tuple[BaseDocument, int, int]]:
+        base = self.bases[i % len(self.bases)]
         target = target_chars or len(base.text)
         donors = self._by_language[_family(base.analysis.language)]
         runs: list[tuple[BaseDocument, int, int]] = []
@@ -152,7 +201,7 @@ class Recombiner:
             runs.append((source, first, last))
             length += _run_chars(source, first, last) + len(JOIN)
             slot += 1
-        return compose(runs)
+        return runs
 
 
 def compose(runs: Sequence[tuple[BaseDocument, int, int]]) -> Variant:
@@ -189,16 +238,13 @@ def rekey(
 ) -> DocumentAnalysis:
     """The analysis with every feature not in `keep` XOR-ed with a round key (a bijection)."""
     key = keyed(round_number, 0xFEA7)
-    records = tuple(
-        SentenceRecord(
-            s.index,
-            s.start,
-            s.end,
-            tuple(sorted(f if f in keep else _signed(f ^ key) for f in s.features)),
-        )
-        for s in analysis.sentences
-    )
+    records = tuple(_rekeyed(s, key, keep) for s in analysis.sentences)
     return DocumentAnalysis(analysis.language, analysis.model_version, records)
+
+
+def _rekeyed(s: SentenceRecord, key: int, keep: frozenset[int]) -> SentenceRecord:
+    features = tuple(sorted(f if f in keep else _signed(f ^ key) for f in s.features))
+    return SentenceRecord(s.index, s.start, s.end, features)
 
 
 def _signed(value: int) -> int:

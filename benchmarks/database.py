@@ -7,8 +7,9 @@ measures the real schema of `documents/migrations/`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+import psycopg
 from django.core.management import call_command
 from django.db import connections
 
@@ -76,6 +77,18 @@ def documents_load(
                     copy.write_row((document_id, s.index, s.start, s.end))
 
 
+def documents_delete(alias: str, ids: Sequence[int]) -> None:
+    """Delete documents (their sentences first; the trigger of migration 0003 removes their
+    postings and df), then VACUUM so the next load starts from a clean table."""
+    with connections[alias].cursor() as cursor:
+        cursor.execute("DELETE FROM documents_sentence WHERE document_id = ANY(%s)", [list(ids)])
+        cursor.execute("DELETE FROM documents_document WHERE id = ANY(%s)", [list(ids)])
+        cursor.execute("VACUUM (ANALYZE) documents_posting")
+        cursor.execute("VACUUM (ANALYZE) documents_feature_df")
+        cursor.execute("VACUUM (ANALYZE) documents_sentence")
+        cursor.execute("VACUUM (ANALYZE) documents_document")
+
+
 def sequences_reset(alias: str) -> None:
     """Move the id sequence past the explicit ids the loader used."""
     with connections[alias].cursor() as cursor:
@@ -104,10 +117,13 @@ def scalar(alias: str, sql: str, params: Sequence[object] = ()) -> object:
         return cursor.fetchone()[0]
 
 
-def explain(alias: str, sql: str, params: Sequence[object]) -> list[str]:
-    """EXPLAIN (ANALYZE, BUFFERS) lines of a query, to show which plan lookups really get."""
-    with connections[alias].cursor() as cursor:
-        cursor.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql, list(params))
+def explain(alias: str, sql: str, params: Mapping[str, object]) -> list[str]:
+    """EXPLAIN (ANALYZE, BUFFERS) lines of a query, to show which plan lookups really get
+    (bound on the server, as `PostgresSentenceIndex.postings` runs it)."""
+    connection = connections[alias]
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql, params)
         return [_shorten(row[0]) for row in cursor.fetchall()]
 
 

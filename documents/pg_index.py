@@ -22,10 +22,11 @@ so adding an analysis of another version raises and lookups only return document
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from itertools import chain
+from itertools import chain, repeat
 from typing import NamedTuple, Protocol
 
 import numpy as np
+import psycopg
 from django.db import connections, transaction
 from django.db.backends.utils import CursorWrapper
 
@@ -33,6 +34,7 @@ from detection import Posting
 
 POSTING_TABLE = "documents_posting"
 DF_TABLE = "documents_feature_df"
+MODEL_TABLE = "documents_index_model"  # feature model ids stored on the postings (0004)
 POSTING_PARTITIONS = 8
 # After loading this many postings in one call the planner statistics are refreshed, so that
 # lookups keep using the feature index instead of guessing from an empty table.
@@ -45,7 +47,7 @@ _SMALLINT_MAX = 32_767
 _COPY_ROW = np.dtype(
     [("fields", ">i2"), ("feature_len", ">i4"), ("feature", ">i8"), ("document_len", ">i4"),
      ("document", ">i8"), ("sentence_len", ">i4"), ("sentence", ">i4"), ("size_len", ">i4"),
-     ("size", ">i2")]
+     ("size", ">i2"), ("model_len", ">i4"), ("model", ">i2")]
 )  # fmt: skip
 _COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags, header extension
 _COPY_TRAILER = b"\xff\xff"
@@ -54,13 +56,16 @@ _DF_ROW = np.dtype([("fields", ">i2"), ("feature_len", ">i4"), ("feature", ">i8"
 _DF_STAGE = "documents_feature_df_stage"  # a temporary table: one per database session
 
 
-# One branch per hash partition, each probing its btree with only the features hashed to it.
+# One branch per hash partition, each probing its covering btree with only the features
+# hashed to it, keeping postings of this index's feature model (no join with the documents).
 _ROUTED_HITS = " UNION ALL ".join(
     f"SELECT feature, document_id, sentence, size FROM {POSTING_TABLE}_p{r}"
     f" WHERE feature = ANY(ARRAY(SELECT feature FROM wanted WHERE"
     f" satisfies_hash_partition('{POSTING_TABLE}'::regclass, {POSTING_PARTITIONS}, {r}, feature)))"
+    f" AND model = (SELECT id FROM model)"
     for r in range(POSTING_PARTITIONS)
 )
+_MODEL = f"SELECT id FROM {MODEL_TABLE} WHERE model_version = %(version)s"
 
 
 class IndexVersionError(ValueError):
@@ -102,7 +107,6 @@ class PostgresSentenceIndex:
         self.using = using
         self._requested_scope = None if documents is None else sorted(set(documents))
         self._collections = None if collections is None else sorted(set(collections))
-        self._scope: list[int] | None = None
 
     # --- writes -------------------------------------------------------------------------
 
@@ -159,39 +163,62 @@ class PostgresSentenceIndex:
             cursor.execute(f"ANALYZE {POSTING_TABLE}")
             cursor.execute(f"ANALYZE {DF_TABLE}")
 
+    def vacuum(self) -> None:
+        """VACUUM (ANALYZE) the postings and df after a bulk load, outside any transaction:
+        sets the visibility map, so lookups are Index Only Scans without heap visits at once
+        (autovacuum does the same after 2 % new rows, migration 0004)."""
+        connection = connections[self.using]
+        if connection.in_atomic_block:
+            raise RuntimeError("VACUUM cannot run inside a transaction; call vacuum() outside.")
+        with connection.cursor() as cursor:
+            cursor.execute(f"VACUUM (ANALYZE) {POSTING_TABLE}")
+            cursor.execute(f"VACUUM (ANALYZE) {DF_TABLE}")
+
     # --- the SentenceIndex protocol -----------------------------------------------------
 
     def postings(self, features: Collection[int], *, max_df: int | None) -> list[Posting]:
         """All postings of `features` with document frequency <= max_df, in one query.
 
-        Three steps in one statement, each forced by a MATERIALIZED CTE (measured with EXPLAIN
-        ANALYZE on a 2.3M-posting archive, docs/benchmarks.md):
-        1. the df table first, so features too common to matter never reach the postings
-           (joining posting to feature_df directly let the planner estimate from the most
-           common features and scan every partition);
+        Steps in one statement, each forced by a MATERIALIZED CTE (measured with EXPLAIN
+        ANALYZE, docs/benchmarks.md):
+        1. the df table first (an Index Only Scan of its covering primary key), so features
+           too common to matter never reach the postings;
         2. each hash partition probed only with ITS features (`satisfies_hash_partition`):
-           one array over the parent probes every partition's btree with every feature,
-           8 times the index reads (median 24-29 ms against 7-12 ms per query, two passes);
-        3. the version/scope check on the documents found (primary-key probes), not a join
-           with every document of the archive (a sequential scan growing with the archive).
+           one array over the parent probes every partition's btree with every feature;
+           an Index Only Scan of the covering btree, filtered on the model id in the index
+           (the version check without a join);
+        3. a scope, if any: the documents ids given, or the collections checked on the
+           documents found (primary-key probes).
+        Rows come back in binary and become `Posting`s without a Python call per field.
         """
-        wanted = sorted(set(features))
-        if not wanted:
+        if not features:
             return []
+        sql, params = self.lookup_statement(features, max_df=max_df)
+        connection = connections[self.using]
+        connection.ensure_connection()
+        with psycopg.Cursor(connection.connection) as cursor:
+            cursor.execute(sql, params, binary=True)
+            return list(map(tuple.__new__, repeat(Posting), cursor.fetchall()))
+
+    def lookup_statement(
+        self, features: Collection[int], *, max_df: int | None
+    ) -> tuple[str, dict[str, object]]:
+        """The SQL and named parameters `postings` runs (for EXPLAIN in the benchmark)."""
+        params: dict[str, object] = {"wanted": sorted(set(features)), "version": self.model_version}
         if max_df is None:
-            kept = "SELECT unnest(%s::bigint[]) AS feature"
-            params: list[object] = [wanted]
+            kept = "SELECT unnest(%(wanted)s::bigint[]) AS feature"
         else:
-            kept = f"SELECT feature FROM {DF_TABLE} WHERE feature = ANY(%s::bigint[]) AND df <= %s"
-            params = [wanted, max_df]
+            kept = (
+                f"SELECT feature FROM {DF_TABLE}"
+                " WHERE feature = ANY(%(wanted)s::bigint[]) AND df <= %(max_df)s"
+            )
+            params["max_df"] = max_df
         scope_sql, scope_params = self._scope_filter()
         query = (
-            f"WITH wanted AS MATERIALIZED ({kept}), hits AS MATERIALIZED ({_ROUTED_HITS})"
-            f" {scope_sql}"
+            f"WITH model AS MATERIALIZED ({_MODEL}), wanted AS MATERIALIZED ({kept}),"
+            f" hits AS MATERIALIZED ({_ROUTED_HITS}) {scope_sql}"
         )
-        with connections[self.using].cursor() as cursor:
-            cursor.execute(query, [*params, *scope_params])
-            return [Posting(f, d, s, z) for f, d, s, z in cursor.fetchall()]
+        return query, {**params, **scope_params}
 
     def document_count(self) -> int:
         """Indexed documents of this model version (the population the df values count)."""
@@ -224,43 +251,54 @@ class PostgresSentenceIndex:
                 "for that version."
             )
 
-    def _scope_filter(self) -> tuple[str, list[object]]:
-        """The final SELECT over `hits`: same-version documents (of the scope, if any)."""
+    def _scope_filter(self) -> tuple[str, dict[str, object]]:
+        """The final SELECT over `hits`: all of them, or those of the scope."""
         select = "SELECT h.feature, h.document_id, h.sentence, h.size FROM hits h"
-        if self._requested_scope is None:
-            # Collections are checked on the documents found too, so scoping to a large
-            # archive costs nothing more than the primary-key probes.
-            in_collections = "" if self._collections is None else " AND collection_id = ANY(%s)"
-            return (
-                f", found AS MATERIALIZED (SELECT id FROM documents_document"
-                f" WHERE id = ANY(ARRAY(SELECT DISTINCT document_id FROM hits))"
-                f" AND indexed AND model_version = %s{in_collections})"
-                f" {select} WHERE h.document_id IN (SELECT id FROM found)",
-                [self.model_version] + ([] if self._collections is None else [self._collections]),
-            )
-        if self._scope is None:
-            self._scope = self._same_version(self._requested_scope)
-        return f"{select} WHERE h.document_id = ANY(%s::bigint[])", [self._scope]
-
-    def _same_version(self, ids: list[int]) -> list[int]:
-        with connections[self.using].cursor() as cursor:
-            cursor.execute(
-                "SELECT id FROM documents_document"
-                " WHERE id = ANY(%s::bigint[]) AND indexed AND model_version = %s ORDER BY id",
-                [ids, self.model_version],
-            )
-            return [row[0] for row in cursor.fetchall()]
+        if self._requested_scope is not None:
+            return f"{select} WHERE h.document_id = ANY(%(scope)s::bigint[])", {
+                "scope": self._requested_scope
+            }
+        if self._collections is None:
+            return select, {}
+        # Collections are checked on the documents found, so scoping to a large archive
+        # costs nothing more than the primary-key probes.
+        return (
+            f", found AS MATERIALIZED (SELECT id FROM documents_document"
+            f" WHERE id = ANY(ARRAY(SELECT DISTINCT document_id FROM hits))"
+            f" AND collection_id = ANY(%(collections)s::bigint[]))"
+            f" {select} WHERE h.document_id IN (SELECT id FROM found)",
+            {"collections": self._collections},
+        )
 
     def _copy_postings(self, items: list[tuple[int, _Analysis]]) -> PostingColumns:
         """COPY the documents' postings; returns them as columns (for the df increments)."""
         columns = posting_columns(items)
         with connections[self.using].cursor() as cursor:
+            model = self._model_id(cursor)
             with cursor.copy(
-                f"COPY {POSTING_TABLE} (feature, document_id, sentence, size)"
+                f"COPY {POSTING_TABLE} (feature, document_id, sentence, size, model)"
                 " FROM STDIN (FORMAT BINARY)"
             ) as copy:
-                copy.write(_COPY_SIGNATURE + copy_rows(columns) + _COPY_TRAILER)
+                copy.write(_COPY_SIGNATURE + copy_rows(columns, model) + _COPY_TRAILER)
         return columns
+
+    def _model_id(self, cursor: CursorWrapper) -> int:
+        """The id of this index's feature model, registered on first use (looked up first:
+        every INSERT attempt would use up a value of the smallint identity)."""
+        select = f"SELECT id FROM {MODEL_TABLE} WHERE model_version = %s"
+        cursor.execute(select, [self.model_version])
+        row = cursor.fetchone()
+        if row is None:
+            cursor.execute(
+                f"INSERT INTO {MODEL_TABLE} (model_version) VALUES (%s)"
+                " ON CONFLICT (model_version) DO NOTHING RETURNING id",
+                [self.model_version],
+            )
+            row = cursor.fetchone()
+            if row is None:  # a concurrent transaction registered it first: read it again
+                cursor.execute(select, [self.model_version])
+                row = cursor.fetchone()
+        return int(row[0])
 
     def _increment_df(self, columns: PostingColumns) -> None:
         """Add the batch's df increments: COPY into a session-temporary staging table, then one
@@ -351,13 +389,15 @@ def posting_columns(items: Sequence[tuple[int, _Analysis]]) -> PostingColumns:
     return PostingColumns(features, documents, numbers, sizes)
 
 
-def copy_rows(columns: PostingColumns) -> bytes:
-    """The rows of a binary COPY (without signature and trailer) for `columns`."""
+def copy_rows(columns: PostingColumns, model: int) -> bytes:
+    """The rows of a binary COPY (without signature and trailer) of `columns`, feature model
+    id `model`."""
     rows = np.empty(len(columns.features), dtype=_COPY_ROW)
-    rows["fields"] = 4
+    rows["fields"] = 5
     rows["feature_len"] = rows["document_len"] = 8
     rows["sentence_len"] = 4
-    rows["size_len"] = 2
+    rows["size_len"] = rows["model_len"] = 2
+    rows["model"] = model
     rows["feature"] = columns.features
     rows["document"] = columns.documents
     rows["sentence"] = columns.sentences

@@ -234,3 +234,64 @@ def test_an_index_scoped_to_collections_only_sees_their_documents(owner):
     scoped = PostgresSentenceIndex(model_version=V1, collections=[inside.id])
     assert {p.document for p in scoped.postings({5}, max_df=None)} == {seen.id}
     assert {p.document for p in scoped.postings({5}, max_df=5)} == {seen.id}
+
+
+def test_two_loads_in_one_transaction_count_df_once_per_document(collection):
+    from django.db import transaction
+
+    first, first_analysis = make_document(collection, {7, 8}, {7, 9})
+    second, second_analysis = make_document(collection, {7}, {7})
+    index = PostgresSentenceIndex(model_version=V1)
+    with transaction.atomic():
+        index.add(first.id, first_analysis)
+        index.add(second.id, second_analysis)
+    assert (df_of(7), df_of(8), df_of(9)) == (2, 1, 1)
+    assert posting_count(first.id) == 4 and posting_count(second.id) == 2
+
+
+def test_postings_keep_sentence_numbers_and_sizes_past_the_smallint_range(collection):
+    features = set(range(1, 40_001))
+    document, analysis = make_document(collection, {5}, features)
+    index = PostgresSentenceIndex(model_version=V1)
+    assert index.add(document.id, analysis) == 40_001
+    found = index.postings({5, 40_000}, max_df=None)
+    assert sorted(found) == [Posting(5, document.id, 0, 1), Posting(5, document.id, 1, 32_767),
+                             Posting(40_000, document.id, 1, 32_767)]  # fmt: skip
+    assert all(type(p) is Posting for p in found)
+
+
+def test_postings_carry_the_id_of_their_feature_model(collection):
+    old, old_analysis = make_document(collection, {1}, version="model-v0")
+    new, new_analysis = make_document(collection, {1})
+    PostgresSentenceIndex(model_version="model-v0").add(old.id, old_analysis)
+    PostgresSentenceIndex(model_version=V1).add(new.id, new_analysis)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT p.document_id, m.model_version FROM documents_posting p"
+            " JOIN documents_index_model m ON m.id = p.model ORDER BY 1"
+        )
+        assert cursor.fetchall() == [(old.id, "model-v0"), (new.id, V1)]
+    assert PostgresSentenceIndex(model_version="unseen").postings({1}, max_df=None) == []
+
+
+def test_df_increments_count_each_document_once():
+    from documents.pg_index import df_increments, posting_columns
+
+    analysis = DocumentAnalysis(
+        language="en",
+        model_version=V1,
+        sentences=(SentenceRecord(0, 0, 1, (3, 9)), SentenceRecord(1, 2, 3, (3,))),
+    )
+    columns = posting_columns([(10, analysis), (11, analysis)])
+    assert columns.documents.tolist() == [10, 10, 10, 11, 11, 11]
+    assert columns.sentences.tolist() == [0, 0, 1, 0, 0, 1]
+    assert columns.sizes.tolist() == [2, 2, 1, 2, 2, 1]
+    features, counts = df_increments(columns)
+    assert dict(zip(features.tolist(), counts.tolist(), strict=True)) == {3: 2, 9: 2}
+
+
+def test_vacuum_refuses_to_run_inside_a_transaction():
+    from django.db import transaction
+
+    with transaction.atomic(), pytest.raises(RuntimeError):
+        PostgresSentenceIndex(model_version=V1).vacuum()
