@@ -68,9 +68,10 @@ def _tokenizer() -> Any:
 def _untrained(tokenizer: Any) -> bool:
     """Whether ``tokenizer`` has learnt nothing (checked once: ours is never trained)."""
     params = tokenizer._params
+    # ortho_context is a defaultdict that NLTK's own lookups fill with zeros.
     return not (
         params.abbrev_types or params.collocations or params.sent_starters
-        or params.ortho_context
+        or any(params.ortho_context.values())
     )
 
 
@@ -122,30 +123,40 @@ def _candidate_pattern(tokenizer: Any) -> re.Pattern[str]:
     return re.compile(tokenizer._lang_vars.period_context_re().pattern, re.VERBOSE | re.UNICODE)
 
 
-def _candidates(text: str, tokenizer: Any) -> Iterator[tuple[re.Match[str], str]]:
-    """NLTK's ``_match_potential_end_contexts``: each candidate with the word before it."""
+def _candidates(text: str, tokenizer: Any) -> list[tuple[re.Match[str], int]]:
+    """NLTK's ``_match_potential_end_contexts``: the candidates it keeps, each with the start
+    of the word before it (the word ends where the candidate starts)."""
+    kept: list[tuple[re.Match[str], int]] = []
     previous: re.Match[str] | None = None
     previous_start = previous_stop = 0
+    rfind = text.rfind
     for match in _candidate_pattern(tokenizer).finditer(text):
         start = match.start()
-        space = text.rfind(" ", previous_stop, start)
+        space = rfind(" ", previous_stop, start)
         # NLTK treats a space at the very start of the gap like no space at all.
         word_start = space + 1 if space > previous_stop else previous_start
         if previous is not None and previous_stop <= word_start:
-            yield previous, text[previous_start:previous_stop]
+            kept.append((previous, previous_start))
         previous, previous_start, previous_stop = match, word_start, start
     if previous is not None:
-        yield previous, text[previous_start:previous_stop]
+        kept.append((previous, previous_start))
+    return kept
 
 
 def _slices(text: str, tokenizer: Any) -> Iterator[tuple[int, int]]:
     """NLTK's ``_slices_from_text``."""
     untrained = _untrained(tokenizer)
     last_break = 0
-    for match, word in _candidates(text, tokenizer):
-        if _is_break(tokenizer, word, match, untrained):
-            yield last_break, match.end()
-            last_break = match.start("next_tok") if match.group("next_tok") else match.end()
+    for match, word_start in _candidates(text, tokenizer):
+        start = match.start()
+        word = text[word_start:start]
+        # The two shortcuts of the module docstring, inline: most candidates are one of them.
+        if (
+            untrained and (text[start] != "." or (len(word) >= 2 and word.isalpha()))
+        ) or _is_break(tokenizer, word, match, untrained):
+            yield last_break, start + 1
+            following = match.start("next_tok")
+            last_break = following if following >= 0 else start + 1
     yield last_break, len(text.rstrip())
 
 
@@ -176,7 +187,6 @@ def _realigned(
 def punkt_spans(text: str) -> list[tuple[int, int]]:
     """``list(PunktSentenceTokenizer().span_tokenize(text))``, computed faster."""
     tokenizer = _tokenizer()
-    _untrained(tokenizer)  # before NLTK's lookups fill ortho_context with zeros
     if _OTHER_WHITESPACE.search(text):
         return list(tokenizer.span_tokenize(text))
     return _realigned(text, _slices(text, tokenizer), tokenizer)
