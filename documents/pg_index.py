@@ -21,7 +21,9 @@ so adding an analysis of another version raises and lookups only return document
 
 from __future__ import annotations
 
+import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from itertools import chain, repeat
 from typing import NamedTuple, Protocol
 
@@ -39,6 +41,15 @@ POSTING_PARTITIONS = 8
 # After loading this many postings in one call the planner statistics are refreshed, so that
 # lookups keep using the feature index instead of guessing from an empty table.
 ANALYZE_AFTER_ROWS = 200_000
+# The heavy-feature cache (migration 0005): features with df above max(HEAVY_FLOOR, max_df // 2)
+# are listed per process; every other feature skips the df probe while the documents added
+# since (counted in ADDS_TABLE, read in the lookup's own snapshot) cannot have lifted it above
+# max_df. HEAVY_FLOOR is the partial index's predicate; the counter is checked once a second.
+HEAVY_FLOOR = 50
+ADDS_TABLE = "documents_index_adds"
+_ADDS_SLOTS = 8
+_ADDS = f"(SELECT coalesce(sum(n), 0) FROM {ADDS_TABLE})"
+_HEAVY_CHECK_SECONDS = 1.0
 _SMALLINT_MAX = 32_767
 
 # One posting row of COPY ... (FORMAT BINARY): field count, then (length, big-endian value)
@@ -66,6 +77,22 @@ _ROUTED_HITS = " UNION ALL ".join(
     for r in range(POSTING_PARTITIONS)
 )
 _MODEL = f"SELECT id FROM {MODEL_TABLE} WHERE model_version = %(version)s"
+
+
+@dataclass(frozen=True)
+class HeavyFeatures:
+    """Features whose df exceeded `floor` when `adds` documents had been added (one snapshot)."""
+
+    floor: int
+    adds: int
+    features: frozenset[int]
+    checked: float  # time.monotonic() when the counter was last seen within the bound
+
+    def usable(self, max_df: int) -> bool:
+        return self.floor < max_df
+
+
+_HEAVY: dict[tuple[str, str, str], HeavyFeatures] = {}  # per database server and name
 
 
 class IndexVersionError(ValueError):
@@ -129,6 +156,7 @@ class PostgresSentenceIndex:
             written = len(columns.features)
             self._increment_df(columns)
             self._mark_indexed([document_id for document_id, _ in items])
+            self._count_adds(len(items))
             if written >= ANALYZE_AFTER_ROWS:
                 self.analyze()
         return written
@@ -193,25 +221,37 @@ class PostgresSentenceIndex:
         """
         if not features:
             return []
-        sql, params = self.lookup_statement(features, max_df=max_df)
         connection = connections[self.using]
+        heavy = None if max_df is None else self.heavy_features(max_df)
+        sql, params = self.lookup_statement(features, max_df=max_df, heavy=heavy)
         connection.ensure_connection()
         with psycopg.Cursor(connection.connection) as cursor:
             cursor.execute(sql, params, binary=True)
             return list(map(tuple.__new__, repeat(Posting), cursor.fetchall()))
 
     def lookup_statement(
-        self, features: Collection[int], *, max_df: int | None
+        self, features: Collection[int], *, max_df: int | None, heavy: HeavyFeatures | None = None
     ) -> tuple[str, dict[str, object]]:
         """The SQL and named parameters `postings` runs (for EXPLAIN in the benchmark)."""
-        params: dict[str, object] = {"wanted": sorted(set(features)), "version": self.model_version}
+        wanted = sorted(set(features))
+        params: dict[str, object] = {"wanted": wanted, "version": self.model_version}
         if max_df is None:
             kept = "SELECT unnest(%(wanted)s::bigint[]) AS feature"
+        elif heavy is None:
+            kept = f"SELECT feature FROM {DF_TABLE} WHERE feature = ANY(%(wanted)s::bigint[])"
+            kept += " AND df <= %(max_df)s"
         else:
+            params["heavy"] = [f for f in wanted if f in heavy.features]
+            params["wanted"] = [f for f in wanted if f not in heavy.features]
+            params["valid_until"] = heavy.adds + max_df - heavy.floor
+            # Light features skip the df probe while the bound holds (else they are probed).
+            probe = f"SELECT feature FROM {DF_TABLE} WHERE df <= %(max_df)s AND feature = ANY"
             kept = (
-                f"SELECT feature FROM {DF_TABLE}"
-                " WHERE feature = ANY(%(wanted)s::bigint[]) AND df <= %(max_df)s"
+                f"SELECT unnest(%(wanted)s::bigint[]) AS feature WHERE {_ADDS} <= %(valid_until)s"
+                f" UNION ALL {probe}(%(wanted)s::bigint[]) AND {_ADDS} > %(valid_until)s"
+                f" UNION ALL {probe}(%(heavy)s::bigint[])"
             )
+        if max_df is not None:
             params["max_df"] = max_df
         scope_sql, scope_params = self._scope_filter()
         query = (
@@ -219,6 +259,35 @@ class PostgresSentenceIndex:
             f" hits AS MATERIALIZED ({_ROUTED_HITS}) {scope_sql}"
         )
         return query, {**params, **scope_params}
+
+    def heavy_features(self, max_df: int) -> HeavyFeatures | None:
+        """This process's heavy-feature list for `max_df`, re-read when the documents added
+        since leave no room; None inside a transaction (it must hold committed state only) or
+        when max_df is at the floor."""
+        connection = connections[self.using]
+        if connection.in_atomic_block or max_df <= HEAVY_FLOOR:
+            return None
+        settings = connection.settings_dict
+        key = (str(settings["HOST"]), str(settings["PORT"]), str(settings["NAME"]))
+        cached = _HEAVY.get(key)
+        now = time.monotonic()
+        if cached is not None and cached.usable(max_df):
+            if now - cached.checked < _HEAVY_CHECK_SECONDS:
+                return cached
+            with connection.cursor() as cursor:
+                cursor.execute(f"SELECT {_ADDS}")
+                if cursor.fetchone()[0] <= cached.adds + max_df - cached.floor:
+                    _HEAVY[key] = replace(cached, checked=now)
+                    return _HEAVY[key]
+        floor = max(HEAVY_FLOOR, max_df // 2)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT {_ADDS}, coalesce(array_agg(feature), '{{}}')"
+                f" FROM {DF_TABLE} WHERE df > {int(floor)}"
+            )
+            adds, features = cursor.fetchone()
+        _HEAVY[key] = HeavyFeatures(floor, int(adds), frozenset(features), now)
+        return _HEAVY[key]
 
     def document_count(self) -> int:
         """Indexed documents of this model version (the population the df values count)."""
@@ -347,6 +416,16 @@ class PostgresSentenceIndex:
         cursor.execute(
             f"DELETE FROM {DF_TABLE} WHERE feature = ANY(%s::bigint[]) AND df <= 0", [features]
         )
+
+    def _count_adds(self, documents: int) -> None:
+        """Count added documents (the bound of the heavy-feature cache), in a slot of the
+        backend so concurrent writers rarely wait on one row."""
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {ADDS_TABLE} (slot, n) VALUES (pg_backend_pid() %% %s, %s)"
+                f" ON CONFLICT (slot) DO UPDATE SET n = {ADDS_TABLE}.n + EXCLUDED.n",
+                [_ADDS_SLOTS, documents],
+            )
 
     def _mark_indexed(self, ids: Sequence[int]) -> None:
         """Record on the rows that their postings are in, and of which model version."""

@@ -295,3 +295,38 @@ def test_vacuum_refuses_to_run_inside_a_transaction():
 
     with transaction.atomic(), pytest.raises(RuntimeError):
         PostgresSentenceIndex(model_version=V1).vacuum()
+
+
+@pytest.fixture
+def committed_index(owner):
+    """Committed documents (the heavy-feature cache only serves committed state), cleaned up
+    afterwards: the posting, df and counter tables are not flushed by Django."""
+    from documents import pg_index
+
+    pg_index._HEAVY.clear()
+    yield Collection.objects.create(owner=owner, name="committed")
+    Document.objects.all().delete()  # the trigger removes postings and df
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM documents_index_adds")
+        cursor.execute("DELETE FROM documents_index_model")
+    pg_index._HEAVY.clear()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_heavy_feature_cache_never_returns_a_feature_above_max_df(committed_index):
+    heavy, climbing, light = 1, 2, 3
+    index = PostgresSentenceIndex(model_version=V1)
+    for k in range(60):
+        features = {heavy} | ({climbing} if k < 48 else set()) | ({light} if k == 0 else set())
+        document, analysis = make_document(committed_index, features)
+        index.add(document.id, analysis)
+    found = {p.feature for p in index.postings({heavy, climbing, light}, max_df=55)}
+    assert found == {climbing, light}  # heavy: df 60 > 55
+    cached = index.heavy_features(55)
+    assert cached is not None and heavy in cached.features and climbing not in cached.features
+    for _ in range(10):  # `climbing` goes from df 48 to 58, past max_df, after the cache read
+        document, analysis = make_document(committed_index, {climbing})
+        index.add(document.id, analysis)
+    found = {p.feature for p in index.postings({heavy, climbing, light}, max_df=55)}
+    assert found == {light}
+    assert {p.feature for p in index.postings({heavy, climbing}, max_df=100)} == {heavy, climbing}
