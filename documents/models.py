@@ -54,12 +54,22 @@ class Document(models.Model):
     # True while the document's postings are in the index (document_count counts these).
     indexed = models.BooleanField(default=False)
     similarity = models.FloatField(null=True, blank=True)
+    # Non-fatal extraction problems shown to the user ("2 of 5 pages have no text layer").
+    # Database defaults too, so raw COPY writers (benchmarks/) need not know these columns.
+    warnings = models.JSONField(default=list, db_default=[], blank=True)
+    # Web pages: the site whose template lines are learned together (documents.boilerplate);
+    # "" for other files. The removed template lines are kept out of `text` but listed here.
+    site = models.CharField(max_length=255, blank=True, default="", db_default="")
+    boilerplate_lines = models.JSONField(default=list, db_default=[], blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["model_version", "indexed"])]
+        indexes = [
+            models.Index(fields=["model_version", "indexed"]),
+            models.Index(fields=["collection", "site"], name="document_collection_site"),
+        ]
 
     def __str__(self) -> str:
         return self.filename

@@ -30,6 +30,7 @@ class DocumentStatusSerializer(serializers.Serializer):
     status = serializers.CharField()
     progress = serializers.IntegerField()
     error = serializers.CharField()
+    warnings = serializers.ListField(child=serializers.CharField())
 
 
 class DocumentSummarySerializer(serializers.Serializer):

@@ -14,12 +14,15 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import connection, transaction
 
-from detection import DocumentAnalysis, Passage, analyze, coverage, detect
-from documents import selectors
-from documents.extraction import ArchiveMember, ExtractionError, iter_archive
+from dedup.services import dedup_assign_enqueue
+from detection import DocumentAnalysis, Passage, analyze, coverage
+from detection.detector import detect_refined
+from documents import boilerplate, selectors
+from documents.extraction import ArchiveMember, Boilerplate, ExtractionError, iter_archive
 from documents.models import Collection, Document, Match, MatchPassage, Sentence
 from documents.pg_index import PostgresSentenceIndex
 from documents.reading import UnreadableFile, read_text
+from documents.sources import SourceTexts, SpanRecorder
 
 logger = logging.getLogger(__name__)
 
@@ -185,25 +188,58 @@ def document_process(*, document_id: int) -> None:
 
 def _process(document: Document) -> None:
     _progress(document.id, 5, status=Document.Status.PROCESSING, error="")
-    with document.original.open("rb") as handle:
-        data = handle.read()
-    text = read_text(document.filename, data).text
+    page = _page_read(document)
     _progress(document.id, 20)
-    analysis = analyze(text)
+    analysis = analyze(page.text)
     _progress(document.id, 45)
     index = PostgresSentenceIndex(model_version=analysis.model_version)
-    _index_replace(document, text, analysis, index)
+    _index_replace(document, page, analysis, index)
     _progress(document.id, 65)
     scope = selectors.detection_scope_collections(document=document)
     scoped = PostgresSentenceIndex(model_version=analysis.model_version, collections=scope)
-    passages = detect(analysis, scoped, exclude={document.id})
+    recorder = SpanRecorder(scoped)
+    passages = detect_refined(
+        page.text, analysis, recorder, SourceTexts(recorder), exclude={document.id}
+    )
     _progress(document.id, 90)
     _matches_replace(document, passages, analysis.model_version)
     _progress(document.id, 100, status=Document.Status.DONE)
+    dedup_assign_enqueue(document_id=document.id)
+    for stale in boilerplate.stale_pages(document, page.site, page.template):
+        document_recheck(document=stale)
+
+
+@dataclass(frozen=True)
+class _Page:
+    """A document's text as indexed: extracted, its site's template lines removed."""
+
+    text: str
+    warnings: tuple[str, ...]
+    site: str
+    removed: tuple[str, ...]
+    template: Boilerplate | None
+
+
+def _page_read(document: Document) -> _Page:
+    with document.original.open("rb") as handle:
+        data = handle.read()
+    read = read_text(document.filename, data)
+    site = boilerplate.page_site(data, read.format, document.folder)
+    template = boilerplate.site_template(document, site, read.text)
+    stripped = boilerplate.strip_template(read.text, template)
+    warnings = list(read.warnings)
+    if stripped.removed:
+        warnings.append(
+            f"{len(stripped.removed)} template lines of the site {site} removed "
+            "(they recur on its other pages)."
+        )
+    if not stripped.text.strip():
+        raise UnreadableFile(f"{document.filename}: the page holds only its site's template.")
+    return _Page(stripped.text, tuple(warnings), site, stripped.removed, template)
 
 
 def _index_replace(
-    document: Document, text: str, analysis: DocumentAnalysis, index: PostgresSentenceIndex
+    document: Document, page: _Page, analysis: DocumentAnalysis, index: PostgresSentenceIndex
 ) -> None:
     """Replace the document's text, sentences and postings in one transaction (re-run safe)."""
     with transaction.atomic():
@@ -218,11 +254,14 @@ def _index_replace(
             batch_size=2000,
         )
         Document.objects.filter(id=document.id).update(
-            text=text,
+            text=page.text,
             language=analysis.language,
             model_version=analysis.model_version,
+            warnings=list(page.warnings),
+            site=page.site,
+            boilerplate_lines=list(page.removed),
         )
-        document.text = text
+        document.text = page.text
         index.add(document.id, analysis)
 
 

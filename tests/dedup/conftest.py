@@ -9,7 +9,6 @@ import pytest
 
 from documents import services as document_services
 from documents.models import Collection, Document
-from tests.documents.conftest import celery_worker  # noqa: F401 - one worker for the session
 from tests.documents.factories import processed
 
 # Stories of zh-reprints-dev (clusters.tsv): 1–2 story 0; 3–6 story 1 (4 holds 3 plus another

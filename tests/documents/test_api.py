@@ -90,7 +90,9 @@ def test_it_validates_ownership(collection, stranger):
 def test_status_of_a_queued_document(api, collection):
     document = upload(collection, "zh_source.txt")
     response = api.get(f"/api/documents/{document.id}/")
-    assert response.json() == {"id": document.id, "status": "queued", "progress": 0, "error": ""}
+    assert response.json() == {
+        "id": document.id, "status": "queued", "progress": 0, "error": "", "warnings": []
+    }  # fmt: skip
 
 
 def test_report_before_processing_is_a_409(api, collection):
