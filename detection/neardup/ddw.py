@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from detection.neardup.base import DIFFERENT, Relation, size_relation
 from detection.neardup.features import InvertedIndex, noise_features
 from detection.neardup.hashing import hash64
-from detection.neardup.templates import TemplateConfig, TemplateFilter
+from detection.neardup.templates import TemplateConfig, TemplateFilter, TemplateStripping
 from detection.neardup.text import fold
 
 __all__ = ["DDWConfig", "DDW", "DDWSig", "sentence_codes", "lcs_length"]
@@ -104,16 +104,13 @@ class _BucketIndex:
 
 
 @dataclass(slots=True)
-class DDW:
+class DDW(TemplateStripping):
     """Seed 002 behind the ``NearDupMethod`` interface."""
 
     config: DDWConfig = field(default_factory=DDWConfig)
     name: str = "ddw"
     _templates: TemplateFilter = field(init=False)
     _noise: frozenset[int] = frozenset()
-
-    def __post_init__(self) -> None:
-        self._templates = TemplateFilter(self.config.templates)
 
     def _codes(self, text: str) -> tuple[int, ...]:
         cfg = self.config
@@ -128,8 +125,7 @@ class DDW:
 
     def fit(self, texts: Iterable[str]) -> None:
         raw = list(texts)
-        if self.config.strip_templates:
-            self._templates.fit(raw)
+        TemplateStripping.fit(self, raw)
         # Code runs on too many pages are template leftovers: no use as candidate buckets.
         sets = [self._buckets(self._codes(t)) for t in raw]
         cfg = self.config.templates

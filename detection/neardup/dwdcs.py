@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,7 +30,7 @@ from detection.neardup.features import InvertedIndex
 from detection.neardup.hashing import hash64
 from detection.neardup.imatch import zipf
 from detection.neardup.smallworld import cooccurrence_graph, hub_contributions, main_component
-from detection.neardup.templates import TemplateConfig, TemplateFilter
+from detection.neardup.templates import TemplateConfig, TemplateFilter, TemplateStripping
 from detection.neardup.text import fold, words
 
 __all__ = ["DWDCSConfig", "DWDCS", "KeyConcept", "DWDCSSig"]
@@ -127,7 +126,7 @@ class _ConceptIndex:
 
 
 @dataclass(slots=True)
-class DWDCS:
+class DWDCS(TemplateStripping):
     """Seed 004 behind the ``NearDupMethod`` interface."""
 
     config: DWDCSConfig = field(default_factory=DWDCSConfig)
@@ -136,12 +135,8 @@ class DWDCS:
     _mapper: ConceptMapper = field(init=False)
 
     def __post_init__(self) -> None:
-        self._templates = TemplateFilter(self.config.templates)
+        TemplateStripping.__post_init__(self)
         self._mapper = ConceptMapper(self.config.nltk_data, self.config.use_wordnet)
-
-    def fit(self, texts: Iterable[str]) -> None:
-        if self.config.strip_templates:
-            self._templates.fit(texts)
 
     def concepts(self, text: str) -> list[str]:
         """The document's concept sequence (function words and numbers dropped)."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -22,7 +21,7 @@ from wordfreq import zipf_frequency
 
 from detection.neardup.base import DIFFERENT, Relation
 from detection.neardup.hashing import hash64
-from detection.neardup.templates import TemplateConfig, TemplateFilter
+from detection.neardup.templates import TemplateConfig, TemplateFilter, TemplateStripping
 from detection.neardup.text import fold, is_han, words
 
 __all__ = ["IMatchConfig", "IMatch", "zipf"]
@@ -60,19 +59,12 @@ class _HashIndex:
 
 
 @dataclass(slots=True)
-class IMatch:
+class IMatch(TemplateStripping):
     """I-Match behind the ``NearDupMethod`` interface; the signature is one signed 64-bit hash."""
 
     config: IMatchConfig = field(default_factory=IMatchConfig)
     name: str = "imatch"
     _templates: TemplateFilter = field(init=False)
-
-    def __post_init__(self) -> None:
-        self._templates = TemplateFilter(self.config.templates)
-
-    def fit(self, texts: Iterable[str]) -> None:
-        if self.config.strip_templates:
-            self._templates.fit(texts)
 
     def signature(self, text: str) -> int | None:
         """Hash of the sorted in-band terms, or None when there are none (matches nothing)."""

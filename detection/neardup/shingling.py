@@ -13,13 +13,12 @@ match (see the dup/cont column in docs/neardup.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from datasketch import MinHash, MinHashLSH
 
 from detection.neardup.base import DIFFERENT, Relation, RelationKind
-from detection.neardup.templates import TemplateConfig, TemplateFilter
+from detection.neardup.templates import TemplateConfig, TemplateFilter, TemplateStripping
 from detection.neardup.text import fold, words
 
 __all__ = ["ShinglingConfig", "Shingling", "ShingleSig", "shingles"]
@@ -63,19 +62,12 @@ class _LSHIndex:
 
 
 @dataclass(slots=True)
-class Shingling:
+class Shingling(TemplateStripping):
     """Shingling + MinHash behind the ``NearDupMethod`` interface."""
 
     config: ShinglingConfig = field(default_factory=ShinglingConfig)
     name: str = "minhash"
     _templates: TemplateFilter = field(init=False)
-
-    def __post_init__(self) -> None:
-        self._templates = TemplateFilter(self.config.templates)
-
-    def fit(self, texts: Iterable[str]) -> None:
-        if self.config.strip_templates:
-            self._templates.fit(texts)
 
     def signature(self, text: str) -> ShingleSig:
         cfg = self.config

@@ -10,7 +10,6 @@ resemblance, so it reports only ``duplicate`` (never ``containment``).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,7 +17,7 @@ import numpy as np
 from detection.neardup.bands import BandIndex, hamming
 from detection.neardup.base import DIFFERENT, Relation
 from detection.neardup.hashing import hash_u64
-from detection.neardup.templates import TemplateConfig, TemplateFilter
+from detection.neardup.templates import TemplateConfig, TemplateFilter, TemplateStripping
 from detection.neardup.text import fold, words
 
 __all__ = ["SimHashConfig", "SimHash", "simhash"]
@@ -54,19 +53,12 @@ def ngrams(tokens: list[str], n: int) -> Counter[str]:
 
 
 @dataclass(slots=True)
-class SimHash:
+class SimHash(TemplateStripping):
     """Seed 001 behind the ``NearDupMethod`` interface; signatures are unsigned 64-bit ints."""
 
     config: SimHashConfig = field(default_factory=SimHashConfig)
     name: str = "simhash"
     _templates: TemplateFilter = field(init=False)
-
-    def __post_init__(self) -> None:
-        self._templates = TemplateFilter(self.config.templates)
-
-    def fit(self, texts: Iterable[str]) -> None:
-        if self.config.strip_templates:
-            self._templates.fit(texts)
 
     def signature(self, text: str) -> int | None:
         """The SimHash, or None for a text without words (it matches nothing)."""

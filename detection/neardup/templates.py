@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from detection.neardup.text import count_lines, line_key, lines
 
-__all__ = ["TemplateConfig", "TemplateFilter"]
+__all__ = ["TemplateConfig", "TemplateFilter", "TemplateStripping"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,3 +51,36 @@ class TemplateFilter:
         """Raw ``text`` without its template lines (whole text if nothing would remain)."""
         kept = [line for line in lines(text) if line_key(line) not in self._template]
         return "\n".join(kept) if kept else text
+
+
+class _TemplateSettings(Protocol):
+    @property
+    def strip_templates(self) -> bool: ...
+
+    @property
+    def templates(self) -> TemplateConfig: ...
+
+
+class TemplateStripping:
+    """Mixin for the methods whose first step is this filter (seeds 001, 002, 004, baselines).
+
+    The method class is a ``@dataclass(slots=True)`` whose ``config`` has ``strip_templates`` and
+    ``templates``, and it declares ``_templates: TemplateFilter = field(init=False)`` itself: a
+    field of a base class would come first in the field order, which is the order of a pickled
+    method's state (dedup runs store fitted methods), so old pickles would load wrongly.
+    A subclass that extends ``__post_init__`` or ``fit`` calls ``TemplateStripping.<name>(self)``:
+    zero-argument ``super()`` does not work in a slotted dataclass before Python 3.14.
+    """
+
+    __slots__ = ()
+    config: _TemplateSettings
+    _templates: TemplateFilter
+
+    def __post_init__(self) -> None:
+        # The slot is the dataclass field of the subclass (see above), which mypy cannot see.
+        self._templates = TemplateFilter(self.config.templates)  # type: ignore[misc]
+
+    def fit(self, texts: Iterable[str]) -> None:
+        """Learn the collection's template lines (none when ``config.strip_templates`` is off)."""
+        if self.config.strip_templates:
+            self._templates.fit(texts)
