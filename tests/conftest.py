@@ -42,6 +42,13 @@ def stranger(django_user_model):
 
 
 @pytest.fixture
+def browser(client, owner):
+    """Django's test client logged in as the owner (the server-rendered pages' tests)."""
+    client.force_login(owner)
+    return client
+
+
+@pytest.fixture
 def api(owner):
     from rest_framework.test import APIClient
 

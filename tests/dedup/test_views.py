@@ -13,12 +13,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def browser(client, owner):
-    client.force_login(owner)
-    return client
-
-
-@pytest.fixture
 def finished_run(collection, owner, add_pages):
     pages = add_pages(*STORY_0, STORY_5[0])
     run = services.dedup_run_start(collection=collection, method="periods", user=owner)

@@ -11,12 +11,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def browser(client, owner):
-    client.force_login(owner)
-    return client
-
-
-@pytest.fixture
 def collection(owner):
     return services.collection_create(owner=owner, name="Essays")
 
