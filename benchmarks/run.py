@@ -278,7 +278,8 @@ def _plan(alias: str, query) -> list[str]:  # type: ignore[no-untyped-def]
     index = PostgresSentenceIndex(model_version=query.model_version, using=alias)
     features = {f for s in query.sentences for f in s.features}
     max_df = DEFAULT_CONFIG.max_df(index.document_count())
-    sql, params = index.lookup_statement(features, max_df=max_df)
+    heavy = index.heavy_features(max_df)  # as postings() does (None inside a transaction)
+    sql, params = index.lookup_statement(features, max_df=max_df, heavy=heavy)
     return database.explain(alias, sql, params)
 
 

@@ -59,6 +59,10 @@ def test_it_prints_one_json_object_with_every_figure(bench_report):
                 "ingest_docs_per_s_per_process", "ingest_to_tokenizer_ratio"):  # fmt: skip
         assert ingest[key] > 0
     assert all(w["max_rss_mb"] > 0 for w in ingest["workers"])
+    sequential = ingest["sequential"]  # the same texts, written without the overlap
+    assert sequential["documents"] == 10 and sequential["postings"] == ingest["postings"]
+    for figures in (ingest, sequential):
+        assert all(w["ingest_seconds"] > 0 for w in figures["workers"])
     assert report["copy_load"]["documents"] == 50
     assert report["copy_load"]["postings_per_s_copy"] > 0
     assert report["remove_at_largest_size"]["documents"] == 20
@@ -76,6 +80,9 @@ def test_the_curve_has_a_point_per_size_with_growing_postings(bench_report):
         assert 0 < point["check_p50_ms"] <= point["check_p95_ms"]
         assert point["posting_mb_per_million_postings"] > 0
         assert point["queries"] == 2
+        typical = point["typical"]  # the second kind of query, reported apart
+        assert typical["queries"] == 2
+        assert 0 < typical["lookup_p50_ms"] <= typical["lookup_p95_ms"]
     peer = report["peer"]
     assert peer["documents"] == 30 and peer["index_docs_per_s"] > 0
     assert peer["ours_at_same_size"]["documents"] == 30
