@@ -26,9 +26,10 @@ consecutive codes is hashed into a bucket; candidates share at least ``min_share
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from detection.lcs import lcs_length
 from detection.neardup.base import DIFFERENT, Relation, size_relation
 from detection.neardup.features import InvertedIndex, noise_features
 from detection.neardup.hashing import hash64
@@ -73,23 +74,6 @@ def sentence_codes(text: str, delimiters: str, k: int, min_sentence: int = 2) ->
             continue
         codes.append(piece if len(piece) <= 2 * k else piece[:k] + piece[-k:])
     return codes
-
-
-def lcs_length(a: Sequence[int], b: Sequence[int]) -> int:
-    """Length of the longest common subsequence (bit-parallel, Hyyrö 2004)."""
-    if len(a) < len(b):
-        a, b = b, a
-    if not b:
-        return 0
-    masks: dict[int, int] = {}
-    for i, item in enumerate(b):
-        masks[item] = masks.get(item, 0) | (1 << i)
-    full = (1 << len(b)) - 1
-    v = full
-    for item in a:
-        u = v & masks.get(item, 0)
-        v = ((v + u) | (v - u)) & full
-    return len(b) - v.bit_count()
 
 
 class _BucketIndex:

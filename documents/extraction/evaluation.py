@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from detection.lcs import lcs_length
+
 from .boilerplate import learn_boilerplate
 
 
@@ -62,24 +64,6 @@ class Scores:
 def content_chars(text: str) -> str:
     """The text without any whitespace: what both measures compare."""
     return "".join(text.split())
-
-
-def lcs_length(a: str, b: str) -> int:
-    """Length of the longest common subsequence, bit-parallel (Crochemore et al., 2001).
-
-    Bit i of `row` is 0 where the LCS row has a step at a[i]; one big-int update per char of `b`.
-    """
-    if not a or not b:
-        return 0
-    masks: dict[str, int] = {}
-    for i, char in enumerate(a):
-        masks[char] = masks.get(char, 0) | (1 << i)
-    full = (1 << len(a)) - 1
-    row = full
-    for char in b:
-        matched = row & masks.get(char, 0)
-        row = ((row + matched) | (row - matched)) & full
-    return len(a) - row.bit_count()
 
 
 def lcs_overlap(extracted: str, cleaned: str) -> Overlap:
