@@ -75,9 +75,8 @@ _RARE_WHITESPACE: Final = re.compile(
 # for no gain and hides a Chinese sentence end.
 _KEEP: Final = frozenset("…⋯")
 _DROP_CATEGORIES: Final = frozenset({"Cf", "Cc"})
-# Outside the BMP, so no BMP character can map to it (see _CharTable.fast).
-_MARK: Final = "\U0010ffff"
-_ASTRAL: Final = re.compile("[\U00010000-\U0010ffff]")
+# Not a code point, so no character can map to it (see _CharTable.codes).
+_UNKNOWN: Final = 0xFFFFFFFF
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +111,13 @@ class _CharTable:
         # Characters whose replacement is not exactly one character (needs the slow path).
         self.irregular: set[str] = set()
         self._known: set[str] = set()
-        # The fast path: a list indexed by code point (str.translate with a list is about twice
-        # as fast as with a dict).  Characters not learnt yet, and irregular ones, map to
-        # _MARK so that one containment test tells whether the slow path is needed.
-        self.fast: list[str] = [_MARK] * 0x10000
+        # The fast path: the code point each BMP character maps to, applied to a whole text
+        # with one numpy take over its UTF-32 code units (several times faster than
+        # str.translate, which calls into Python per character); and the same for ASCII as a
+        # bytes.translate table.  Characters not learnt yet, and irregular ones, map to
+        # _UNKNOWN, so one test tells whether the slow path is needed.
+        self.codes = np.full(0x10000, _UNKNOWN, dtype=np.uint32)
+        self.ascii = bytearray(b"\xff" * 256)
 
     def learn(self, chars: set[str]) -> None:
         """Add the mapping of every character of ``chars`` not seen before."""
@@ -130,7 +132,9 @@ class _CharTable:
                 if len(out) != 1:
                     self.irregular.add(ch)
                 elif ord(ch) < 0x10000:
-                    self.fast[ord(ch)] = out
+                    self.codes[ord(ch)] = ord(out)
+                    if ord(ch) < 0x80 and ord(out) < 0x80:
+                        self.ascii[ord(ch)] = ord(out)
                 self._known.add(ch)
 
     @staticmethod
@@ -158,13 +162,32 @@ class _CharTable:
 _TABLE = _CharTable()
 
 
+def _map_known(text: str) -> str | None:
+    """The mapped text when every character of ``text`` is a learnt, regular BMP character
+    (exactly ``text.translate(_TABLE.table)`` then), else None."""
+    if text.isascii():
+        folded = text.encode("ascii").translate(_TABLE.ascii)
+        return None if b"\xff" in folded else folded.decode("ascii")
+    try:
+        data = text.encode("utf-32-le")
+    except UnicodeEncodeError:  # lone surrogates: left to the general path
+        return None
+    codes = np.frombuffer(data, dtype=np.uint32)
+    if int(codes.max()) > 0xFFFF:
+        return None
+    mapped = _TABLE.codes[codes]
+    if int(mapped.max()) == _UNKNOWN:
+        return None
+    return mapped.tobytes().decode("utf-32-le")
+
+
 def _map_characters(text: str) -> tuple[str, np.ndarray | None]:
     """Apply the character table; return the mapped text and its offsets into ``text``
     (None when every character maps to exactly one: the offsets are the positions)."""
-    if text and (text.isascii() or not _ASTRAL.search(text)):
-        mapped = text.translate(_TABLE.fast)
-        if _MARK not in mapped:
-            return mapped, None
+    if text:
+        known = _map_known(text)
+        if known is not None:
+            return known, None
     chars = set(text)
     _TABLE.learn(chars)
     mapped = text.translate(_TABLE.table)
