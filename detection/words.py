@@ -37,6 +37,9 @@ _SPLIT_PIECE: Final = re.compile(
     rf"([{_HAN}]+)|([^\W\d_{_HAN}]+(?:['’][^\W\d_{_HAN}]+)*|\d+(?:[.,]\d+)*)"
 )
 _LATIN_PIECE: Final = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+(?:[.,]\d+)*")
+# _LATIN_PIECE for ASCII text, where [^\W\d_] is [a-zA-Z] and \d is [0-9]: plain ranges are
+# tested much faster than Unicode categories (about a third of the findall time).
+_ASCII_PIECE: Final = re.compile(r"[a-zA-Z]+(?:'[a-zA-Z]+)*|[0-9]+(?:[.,][0-9]+)*")
 
 
 class Token(NamedTuple):
@@ -81,7 +84,7 @@ def _joins(text: str, position: int) -> bool:
     if position <= 0 or position >= len(text):
         return False
     before, after = text[position - 1], text[position]
-    if after == " " or before == " ":
+    if after in " \n" or before in " \n":  # the common case: nothing joins a space or break
         return False
     if before.isalnum():
         return after.isalnum() or after in "'’" or (after in ".," and before.isdigit())
@@ -111,7 +114,8 @@ def _assigned(
 def _latin_words(text: str, spans: Sequence[tuple[int, int]]) -> list[list[str]] | None:
     """Words of each span of Han-free text, or None when a word might start before a span
     and outside the previous one (then only the whole-text scan knows)."""
-    findall, finditer = _LATIN_PIECE.findall, _LATIN_PIECE.finditer
+    pattern = _ASCII_PIECE if text.isascii() else _LATIN_PIECE
+    findall, finditer = pattern.findall, pattern.finditer
     per_span: list[list[str]] = []
     resume = 0  # where the whole-text scan resumes: never inside a word
     for start, end in spans:

@@ -26,3 +26,13 @@ def test_the_character_map_learns_unseen_characters():
     assert _map_characters("ＡＢｃ")[0] == "abc"
     assert _map_characters("Ǆ")[0] == "dž"  # one character becomes two: offsets are kept
     assert _map_characters("Ǆ")[1] is not None
+
+
+ASCII = st.text(alphabet=st.sampled_from(list("ab Zy9_.,'-\n\t")), max_size=40)
+
+
+@given(ASCII)
+def test_the_ascii_word_pattern_finds_what_the_unicode_one_finds_in_ascii_text(text):
+    from detection.words import _ASCII_PIECE, _LATIN_PIECE
+
+    assert _ASCII_PIECE.findall(text) == _LATIN_PIECE.findall(text)
