@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from functools import cache
-from itertools import repeat
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -91,7 +91,7 @@ def _kept_positions(
     """Token indices kept for chains (skip words out; an all-skip sentence keeps its first
     word) and the sentence of each."""
     count = len(flags)
-    if firsts[0] == 0 and lasts[-1] == count and np.array_equal(firsts[1:], lasts[:-1]):
+    if firsts[0] == 0 and lasts[-1] == count and (firsts[1:] == lasts[:-1]).all():
         # Sentences cover the words one after the other (what sentence_words gives).
         sentence = np.repeat(np.arange(len(firsts)), lasts - firsts)
         keep = (flags & _SKIP) == 0
@@ -114,25 +114,39 @@ def _multipliers(model: FeatureModel) -> np.ndarray:
 def _chain_values(
     hashes: np.ndarray, flags: np.ndarray, sentence: np.ndarray, model: FeatureModel
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Feature values (int64) and their sentences, one per kept chain."""
+    """Feature values (int64) and their sentences, one per kept chain.
+
+    The arrays are padded past the last word with sentence -1 (matching no chain), so a chain
+    running off the document needs no clipping; a chain is kept when it has a second word or
+    starts its sentence.
+    """
     count = len(hashes)
-    first = np.ones(count, dtype=bool)
-    first[1:] = sentence[1:] != sentence[:-1]
+    first = np.empty(count, dtype=bool)
+    first[:1] = True
+    np.not_equal(sentence[1:], sentence[:-1], out=first[1:])
     starts = np.flatnonzero(first | ((flags & _ANTECEDENT) != 0))
-    lengths = np.where(
-        (flags[starts] & _HAN) != 0, model.han_chain_length, model.chain_length
-    )
+    own = sentence[starts]
     multipliers = _multipliers(model)
     values = hashes[starts] * multipliers[0]
-    words = np.ones(len(starts), dtype=np.int64)
-    own = sentence[starts]
-    for k in range(1, int(lengths.max(initial=0)) + 1):
-        target = starts + k * model.chain_gap
-        clipped = np.minimum(target, count - 1)
-        valid = (k <= lengths) & (target < count) & (sentence[clipped] == own)
-        values = values + np.where(valid, hashes[clipped] * multipliers[k], np.uint64(0))
-        words += valid
-    chosen = (words >= 2) | first[starts]
+    chosen = first[starts]
+    plain, han = model.chain_length, model.han_chain_length
+    longest = max(plain, han)
+    if longest:
+        is_han = (flags[starts] & _HAN) != 0 if plain != han else None
+        reach = longest * model.chain_gap
+        padded_sentence = np.full(count + reach, -1, dtype=sentence.dtype)
+        padded_sentence[:count] = sentence
+        padded_hashes = np.zeros(count + reach, dtype=np.uint64)
+        padded_hashes[:count] = hashes
+        for k in range(1, longest + 1):
+            target = starts + k * model.chain_gap
+            valid = padded_sentence[target] == own
+            if is_han is not None and k > han:
+                valid &= ~is_han
+            if is_han is not None and k > plain:
+                valid &= is_han
+            values += padded_hashes[target] * multipliers[k] * valid
+            chosen |= valid
     return values[chosen].view(np.int64), own[chosen]
 
 
@@ -148,10 +162,11 @@ def document_features(
     vocabulary = _vocabulary(model)
     ids = vocabulary.lookup(words)
     hashes, flags = vocabulary.hashes, vocabulary.flags  # arrays only ever grow
-    table = np.array(bounds, dtype=np.int64)
-    firsts, lasts = table[:, 0], table[:, 1]
-    kept, sentence = _kept_positions(flags[ids], firsts, lasts)
-    values, owners = _chain_values(hashes[ids[kept]], flags[ids[kept]], sentence, model)
+    table = np.fromiter(chain.from_iterable(bounds), dtype=np.int64, count=2 * len(bounds))
+    firsts, lasts = table[0::2], table[1::2]
+    word_flags = flags[ids]
+    kept, sentence = _kept_positions(word_flags, firsts, lasts)
+    values, owners = _chain_values(hashes[ids[kept]], word_flags[kept], sentence, model)
     order = np.lexsort((values, owners))
     values, owners = values[order], owners[order]
     fresh = np.ones(len(values), dtype=bool)
@@ -159,4 +174,4 @@ def document_features(
     values, owners = values[fresh], owners[fresh]
     cuts = np.searchsorted(owners, np.arange(len(bounds) + 1)).tolist()
     listed = values.tolist()
-    return [tuple(listed[cuts[i] : cuts[i + 1]]) for i in range(len(bounds))]
+    return [tuple(listed[a:b]) for a, b in zip(cuts, cuts[1:], strict=False)]

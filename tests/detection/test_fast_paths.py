@@ -36,3 +36,30 @@ def test_the_ascii_word_pattern_finds_what_the_unicode_one_finds_in_ascii_text(t
     from detection.words import _ASCII_PIECE, _LATIN_PIECE
 
     assert _ASCII_PIECE.findall(text) == _LATIN_PIECE.findall(text)
+
+
+WORDS = st.sampled_from(
+    ["的", "了", "我们", "中国", "发展", "是", "在", "the", "a", "of", "to", "cat", "x", "3.14"]
+)
+
+
+@given(
+    st.lists(st.lists(WORDS, min_size=1, max_size=12), min_size=1, max_size=6),
+    st.integers(0, 3),
+    st.integers(0, 3),
+    st.integers(1, 3),
+)
+def test_document_features_follow_the_definition_for_any_chain_shape(sentences, c, han, d):
+    import dataclasses
+
+    from detection import DEFAULT_CONFIG
+    from detection.features import feature_model, sentence_features
+    from detection.vocabulary import document_features
+
+    config = dataclasses.replace(DEFAULT_CONFIG, chain_length=c, han_chain_length=han, chain_gap=d)
+    model = feature_model(config)
+    words = [w for sentence in sentences for w in sentence]
+    ends = [len(s) for s in sentences]
+    bounds = [(sum(ends[:i]), sum(ends[: i + 1])) for i in range(len(ends))]
+    expected = [sentence_features(sentence, model) for sentence in sentences]
+    assert document_features(words, bounds, model) == expected
