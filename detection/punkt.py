@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterator
 from functools import cache
 from typing import Any, Final
 
@@ -143,9 +142,10 @@ def _candidates(text: str, tokenizer: Any) -> list[tuple[re.Match[str], int]]:
     return kept
 
 
-def _slices(text: str, tokenizer: Any) -> Iterator[tuple[int, int]]:
+def _slices(text: str, tokenizer: Any) -> list[tuple[int, int]]:
     """NLTK's ``_slices_from_text``."""
     untrained = _untrained(tokenizer)
+    slices: list[tuple[int, int]] = []
     last_break = 0
     for match, word_start in _candidates(text, tokenizer):
         start = match.start()
@@ -154,39 +154,42 @@ def _slices(text: str, tokenizer: Any) -> Iterator[tuple[int, int]]:
         if (
             untrained and (text[start] != "." or (len(word) >= 2 and word.isalpha()))
         ) or _is_break(tokenizer, word, match, untrained):
-            yield last_break, start + 1
+            slices.append((last_break, start + 1))
             following = match.start("next_tok")
             last_break = following if following >= 0 else start + 1
-    yield last_break, len(text.rstrip())
+    slices.append((last_break, len(text.rstrip())))
+    return slices
 
 
 def _realigned(
-    text: str, slices: Iterator[tuple[int, int]], tokenizer: Any
+    text: str, slices: list[tuple[int, int]], tokenizer: Any
 ) -> list[tuple[int, int]]:
     """NLTK's ``_realign_boundaries``: closing quotes and brackets join the sentence before."""
     pattern = tokenizer._lang_vars.re_boundary_realignment
     spans: list[tuple[int, int]] = []
+    length = len(text)
     realign = 0
-    current = next(slices, None)
-    while current is not None:
-        following = next(slices, None)
-        start, stop = current[0] + realign, current[1]
+    for (start, stop), (following, following_stop) in zip(
+        slices, slices[1:] + [(length, length)], strict=True
+    ):
+        start += realign
         realign = 0
-        match = None
-        if following is not None and text[following[0] : following[0] + 1] in _REALIGNED:
-            match = pattern.match(text[following[0] : following[1]])
-        if match and following is not None:
-            spans.append((start, following[0] + len(match.group(0).rstrip())))
-            realign = match.end()
-        elif min(stop, len(text)) > start:
+        # The last slice is followed by the empty text at the end, which never realigns.
+        if text[following : following + 1] in _REALIGNED:
+            match = pattern.match(text[following:following_stop])
+            if match:
+                spans.append((start, following + len(match.group(0).rstrip())))
+                realign = match.end()
+                continue
+        if min(stop, length) > start:
             spans.append((start, stop))
-        current = following
     return spans
 
 
 def punkt_spans(text: str) -> list[tuple[int, int]]:
     """``list(PunktSentenceTokenizer().span_tokenize(text))``, computed faster."""
     tokenizer = _tokenizer()
-    if _OTHER_WHITESPACE.search(text):
+    # Every character of _OTHER_WHITESPACE is unprintable: printable text skips the search.
+    if not text.isprintable() and _OTHER_WHITESPACE.search(text):
         return list(tokenizer.span_tokenize(text))
     return _realigned(text, _slices(text, tokenizer), tokenizer)
