@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-import psycopg
 from django.core.management import call_command
 from django.db import connections
 
 from detection import DocumentAnalysis
-from documents.pg_index import _COPY_SIGNATURE, _COPY_TRAILER
+from documents.pg_copy import COPY_SIGNATURE as _COPY_SIGNATURE
+from documents.pg_copy import COPY_TRAILER as _COPY_TRAILER
+from documents.pg_lookup import lookup_cursor
 
 ALIAS = "bench"
 
@@ -142,7 +143,7 @@ def explain(alias: str, sql: str, params: Mapping[str, object]) -> list[str]:
     (bound on the server, as `PostgresSentenceIndex.postings` runs it)."""
     connection = connections[alias]
     connection.ensure_connection()
-    with psycopg.Cursor(connection.connection) as cursor:
+    with lookup_cursor(connection.connection) as cursor:
         cursor.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql, params)
         return [_shorten(row[0]) for row in cursor.fetchall()]
 

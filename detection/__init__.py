@@ -8,7 +8,7 @@ Helpers for building other methods on the same text layer: :func:`detection.norm
 from detection.config import DEFAULT_CONFIG, DetectorConfig
 from detection.detector import analyze, compare, coverage, detect
 from detection.errors import DetectionError
-from detection.index import MemoryIndex, Posting, SentenceIndex
+from detection.index import MemoryIndex, Posting, PostingRow, SentenceIndex
 from detection.model import DocumentAnalysis, Passage, SentenceRecord
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "MemoryIndex",
     "Passage",
     "Posting",
+    "PostingRow",
     "SentenceIndex",
     "SentenceRecord",
     "analyze",

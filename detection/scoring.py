@@ -68,11 +68,9 @@ def copied_pairs(
         return []
     max_df = config.max_df(index.document_count())
     by_feature: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
-    for posting in index.postings(features, max_df=max_df):
-        if posting.document not in exclude:
-            by_feature[posting.feature].append(
-                (posting.document, posting.sentence, posting.size)
-            )
+    for feature, document, source, size in index.postings(features, max_df=max_df):
+        if document not in exclude:
+            by_feature[feature].append((document, source, size))
     pairs: list[SentencePair] = []
     for sentence in analysis.sentences:
         counts: Counter[tuple[int, int, int]] = Counter()

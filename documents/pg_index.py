@@ -26,21 +26,41 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from itertools import chain, repeat
-from typing import NamedTuple, Protocol
+from dataclasses import replace
 
 import numpy as np
-import psycopg
 from django.db import connections, transaction
 from django.db.backends.utils import CursorWrapper
 
-from detection import Posting
+from detection import PostingRow
+from documents.pg_copy import (
+    COPY_SIGNATURE,
+    COPY_TRAILER,
+    PostingColumns,
+    _Analysis,
+    copy_rows,
+    df_increments,
+    df_rows,
+    posting_columns,
+)
+from documents.pg_lookup import (
+    ADDS,
+    ADDS_TABLE,
+    DF_TABLE,
+    MODEL_TABLE,
+    POSTING_PARTITIONS,
+    POSTING_TABLE,
+    SCOPE_COLLECTIONS,
+    SCOPE_DOCUMENTS,
+    HeavyFeatures,
+    Int8Array,
+    lookup_cursor,
+    lookup_statement,
+)
 
-POSTING_TABLE = "documents_posting"
-DF_TABLE = "documents_feature_df"
-MODEL_TABLE = "documents_index_model"  # feature model ids stored on the postings (0004)
-POSTING_PARTITIONS = 8
+__all__ = ["DF_TABLE", "POSTING_PARTITIONS", "POSTING_TABLE", "IndexVersionError",
+           "PostgresSentenceIndex", "df_increments", "posting_columns"]  # fmt: skip
+
 # After loading this many postings in one call the planner statistics are refreshed, so that
 # lookups keep using the feature index instead of guessing from an empty table.
 ANALYZE_AFTER_ROWS = 200_000
@@ -49,69 +69,15 @@ ANALYZE_AFTER_ROWS = 200_000
 # since (counted in ADDS_TABLE, read in the lookup's own snapshot) cannot have lifted it above
 # max_df. HEAVY_FLOOR is the partial index's predicate; the counter is checked once a second.
 HEAVY_FLOOR = 50
-ADDS_TABLE = "documents_index_adds"
 _ADDS_SLOTS = 8
-_ADDS = f"(SELECT coalesce(sum(n), 0) FROM {ADDS_TABLE})"
 _HEAVY_CHECK_SECONDS = 1.0
-_SMALLINT_MAX = 32_767
-
-# One posting row of COPY ... (FORMAT BINARY): field count, then (length, big-endian value)
-# per column. Built column-wise with numpy instead of one `write_row` per posting: the
-# Python-side cost of a COPY was ~2.7 us per posting (docs/benchmarks.md).
-_COPY_ROW = np.dtype(
-    [("fields", ">i2"), ("feature_len", ">i4"), ("feature", ">i8"), ("document_len", ">i4"),
-     ("document", ">i8"), ("sentence_len", ">i4"), ("sentence", ">i4"), ("size_len", ">i4"),
-     ("size", ">i2"), ("model_len", ">i4"), ("model", ">i2")]
-)  # fmt: skip
-_COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags, header extension
-_COPY_TRAILER = b"\xff\xff"
-_DF_ROW = np.dtype([("fields", ">i2"), ("feature_len", ">i4"), ("feature", ">i8"),
-                    ("n_len", ">i4"), ("n", ">i4")])  # fmt: skip
 _DF_STAGE = "documents_feature_df_stage"  # a temporary table: one per database session
-
-
-# One branch per hash partition, each probing its covering btree with only the features
-# hashed to it, keeping postings of this index's feature model (no join with the documents).
-_ROUTED_HITS = " UNION ALL ".join(
-    f"SELECT feature, document_id, sentence, size FROM {POSTING_TABLE}_p{r}"
-    f" WHERE feature = ANY(ARRAY(SELECT feature FROM wanted WHERE"
-    f" satisfies_hash_partition('{POSTING_TABLE}'::regclass, {POSTING_PARTITIONS}, {r}, feature)))"
-    f" AND model = (SELECT id FROM model)"
-    for r in range(POSTING_PARTITIONS)
-)
-_MODEL = f"SELECT id FROM {MODEL_TABLE} WHERE model_version = %(version)s"
-
-
-@dataclass(frozen=True)
-class HeavyFeatures:
-    """Features whose df exceeded `floor` when `adds` documents had been added (one snapshot)."""
-
-    floor: int
-    adds: int
-    features: frozenset[int]
-    checked: float  # time.monotonic() when the counter was last seen within the bound
-
-    def usable(self, max_df: int) -> bool:
-        return self.floor < max_df
-
 
 _HEAVY: dict[tuple[str, str, str], HeavyFeatures] = {}  # per database server and name
 
 
 class IndexVersionError(ValueError):
     """An analysis made by another feature model was offered to this index."""
-
-
-class _Sentence(Protocol):
-    index: int
-    features: Sequence[int]
-
-
-class _Analysis(Protocol):
-    model_version: str
-
-    @property
-    def sentences(self) -> Sequence[_Sentence]: ...
 
 
 class PostgresSentenceIndex:
@@ -207,61 +173,31 @@ class PostgresSentenceIndex:
 
     # --- the SentenceIndex protocol -----------------------------------------------------
 
-    def postings(self, features: Collection[int], *, max_df: int | None) -> list[Posting]:
-        """All postings of `features` with document frequency <= max_df, in one query.
-
-        Steps in one statement, each forced by a MATERIALIZED CTE (measured with EXPLAIN
-        ANALYZE, docs/benchmarks.md):
-        1. the df table first (an Index Only Scan of its covering primary key), so features
-           too common to matter never reach the postings;
-        2. each hash partition probed only with ITS features (`satisfies_hash_partition`):
-           one array over the parent probes every partition's btree with every feature;
-           an Index Only Scan of the covering btree, filtered on the model id in the index
-           (the version check without a join);
-        3. a scope, if any: the documents ids given, or the collections checked on the
-           documents found (primary-key probes).
-        Rows come back in binary and become `Posting`s without a Python call per field.
-        """
-        if not features:
+    def postings(self, features: Collection[int], *, max_df: int | None) -> list[PostingRow]:
+        """All postings of `features` with document frequency <= max_df, in one statement
+        (`documents.pg_lookup`: routed to the hash partitions in the client, df probed only
+        for the heavy features, Index Only Scans of the covering btrees, prepared once per
+        connection), as psycopg's rows: (feature, document, sentence, size) tuples, decoded
+        from binary in C, no Python object per posting beyond them."""
+        if not len(features):
             return []
         connection = connections[self.using]
         heavy = None if max_df is None else self.heavy_features(max_df)
         sql, params = self.lookup_statement(features, max_df=max_df, heavy=heavy)
         connection.ensure_connection()
-        with psycopg.Cursor(connection.connection) as cursor:
-            cursor.execute(sql, params, binary=True)
-            return list(map(tuple.__new__, repeat(Posting), cursor.fetchall()))
+        with lookup_cursor(connection.connection) as cursor:
+            cursor.execute(sql, params, binary=True, prepare=True)
+            return cursor.fetchall()
 
     def lookup_statement(
         self, features: Collection[int], *, max_df: int | None, heavy: HeavyFeatures | None = None
     ) -> tuple[str, dict[str, object]]:
         """The SQL and named parameters `postings` runs (for EXPLAIN in the benchmark)."""
-        wanted = sorted(set(features))
-        params: dict[str, object] = {"wanted": wanted, "version": self.model_version}
-        if max_df is None:
-            kept = "SELECT unnest(%(wanted)s::bigint[]) AS feature"
-        elif heavy is None:
-            kept = f"SELECT feature FROM {DF_TABLE} WHERE feature = ANY(%(wanted)s::bigint[])"
-            kept += " AND df <= %(max_df)s"
-        else:
-            params["heavy"] = [f for f in wanted if f in heavy.features]
-            params["wanted"] = [f for f in wanted if f not in heavy.features]
-            params["valid_until"] = heavy.adds + max_df - heavy.floor
-            # Light features skip the df probe while the bound holds (else they are probed).
-            probe = f"SELECT feature FROM {DF_TABLE} WHERE df <= %(max_df)s AND feature = ANY"
-            kept = (
-                f"SELECT unnest(%(wanted)s::bigint[]) AS feature WHERE {_ADDS} <= %(valid_until)s"
-                f" UNION ALL {probe}(%(wanted)s::bigint[]) AND {_ADDS} > %(valid_until)s"
-                f" UNION ALL {probe}(%(heavy)s::bigint[])"
-            )
-        if max_df is not None:
-            params["max_df"] = max_df
-        scope_sql, scope_params = self._scope_filter()
-        query = (
-            f"WITH model AS MATERIALIZED ({_MODEL}), wanted AS MATERIALIZED ({kept}),"
-            f" hits AS MATERIALIZED ({_ROUTED_HITS}) {scope_sql}"
+        scope, scope_params = self._scope()
+        sql, params = lookup_statement(
+            features, version=self.model_version, max_df=max_df, heavy=heavy, scope=scope
         )
-        return query, {**params, **scope_params}
+        return sql, {**params, **scope_params}
 
     def heavy_features(self, max_df: int) -> HeavyFeatures | None:
         """This process's heavy-feature list for `max_df`, re-read when the documents added
@@ -278,18 +214,18 @@ class PostgresSentenceIndex:
             if now - cached.checked < _HEAVY_CHECK_SECONDS:
                 return cached
             with connection.cursor() as cursor:
-                cursor.execute(f"SELECT {_ADDS}")
+                cursor.execute(f"SELECT {ADDS}")
                 if cursor.fetchone()[0] <= cached.adds + max_df - cached.floor:
                     _HEAVY[key] = replace(cached, checked=now)
                     return _HEAVY[key]
         floor = max(HEAVY_FLOOR, max_df // 2)
         with connection.cursor() as cursor:
             cursor.execute(
-                f"SELECT {_ADDS}, coalesce(array_agg(feature), '{{}}')"
+                f"SELECT {ADDS}, coalesce(array_agg(feature ORDER BY feature), '{{}}')"
                 f" FROM {DF_TABLE} WHERE df > {int(floor)}"
             )
             adds, features = cursor.fetchone()
-        _HEAVY[key] = HeavyFeatures(floor, int(adds), frozenset(features), now)
+        _HEAVY[key] = HeavyFeatures(floor, int(adds), np.array(features, dtype=np.int64), now)
         return _HEAVY[key]
 
     def document_count(self) -> int:
@@ -323,24 +259,13 @@ class PostgresSentenceIndex:
                 "for that version."
             )
 
-    def _scope_filter(self) -> tuple[str, dict[str, object]]:
-        """The final SELECT over `hits`: all of them, or those of the scope."""
-        select = "SELECT h.feature, h.document_id, h.sentence, h.size FROM hits h"
+    def _scope(self) -> tuple[str, dict[str, object]]:
+        """The final SELECT over the hits, if the index is scoped, and its parameters."""
         if self._requested_scope is not None:
-            return f"{select} WHERE h.document_id = ANY(%(scope)s::bigint[])", {
-                "scope": self._requested_scope
-            }
+            return SCOPE_DOCUMENTS, {"scope": Int8Array(np.array(self._requested_scope))}
         if self._collections is None:
-            return select, {}
-        # Collections are checked on the documents found, so scoping to a large archive
-        # costs nothing more than the primary-key probes.
-        return (
-            f", found AS MATERIALIZED (SELECT id FROM documents_document"
-            f" WHERE id = ANY(ARRAY(SELECT DISTINCT document_id FROM hits))"
-            f" AND collection_id = ANY(%(collections)s::bigint[]))"
-            f" {select} WHERE h.document_id IN (SELECT id FROM found)",
-            {"collections": self._collections},
-        )
+            return "", {}
+        return SCOPE_COLLECTIONS, {"collections": self._collections}
 
     def _copy_postings(self, items: list[tuple[int, _Analysis]]) -> PostingColumns:
         """COPY the documents' postings; returns them as columns (for the df increments)."""
@@ -351,7 +276,7 @@ class PostgresSentenceIndex:
                 f"COPY {POSTING_TABLE} (feature, document_id, sentence, size, model)"
                 " FROM STDIN (FORMAT BINARY)"
             ) as copy:
-                copy.write(_COPY_SIGNATURE + copy_rows(columns, model) + _COPY_TRAILER)
+                copy.write(COPY_SIGNATURE + copy_rows(columns, model) + COPY_TRAILER)
         return columns
 
     def _model_id(self, cursor: CursorWrapper) -> int:
@@ -379,15 +304,12 @@ class PostgresSentenceIndex:
         features, counts = df_increments(columns)
         if not len(features):
             return
-        rows = np.empty(len(features), dtype=_DF_ROW)
-        rows["fields"], rows["feature_len"], rows["n_len"] = 2, 8, 4
-        rows["feature"], rows["n"] = features, counts
         with connections[self.using].cursor() as cursor:
             cursor.execute(
                 f"CREATE TEMP TABLE IF NOT EXISTS {_DF_STAGE} (feature bigint, n integer)"
             )
             with cursor.copy(f"COPY {_DF_STAGE} FROM STDIN (FORMAT BINARY)") as copy:
-                copy.write(_COPY_SIGNATURE + rows.tobytes() + _COPY_TRAILER)
+                copy.write(COPY_SIGNATURE + df_rows(features, counts) + COPY_TRAILER)
             # Emptied by the same statement. Sorted upserts take row locks in one order, so
             # concurrent workers cannot deadlock.
             cursor.execute(
@@ -445,55 +367,3 @@ class PostgresSentenceIndex:
                 "UPDATE documents_document SET indexed = false WHERE id = ANY(%s::bigint[])",
                 [list(ids)],
             )
-
-
-class PostingColumns(NamedTuple):
-    """The postings of some documents as parallel int64 arrays (one element per posting)."""
-
-    features: np.ndarray
-    documents: np.ndarray
-    sentences: np.ndarray
-    sizes: np.ndarray
-
-
-def posting_columns(items: Sequence[tuple[int, _Analysis]]) -> PostingColumns:
-    """Flatten documents' sentences into posting columns, without a Python object per posting."""
-    sentences = [(document, s) for document, analysis in items for s in analysis.sentences]
-    lengths = np.fromiter((len(s.features) for _, s in sentences), np.int64, len(sentences))
-    total = int(lengths.sum())
-    features = np.fromiter(chain.from_iterable(s.features for _, s in sentences), np.int64, total)
-    per_sentence = [
-        np.fromiter((d for d, _ in sentences), np.int64, len(sentences)),
-        np.fromiter((s.index for _, s in sentences), np.int64, len(sentences)),
-        np.minimum(lengths, _SMALLINT_MAX),
-    ]
-    documents, numbers, sizes = (np.repeat(column, lengths) for column in per_sentence)
-    return PostingColumns(features, documents, numbers, sizes)
-
-
-def copy_rows(columns: PostingColumns, model: int) -> bytes:
-    """The rows of a binary COPY (without signature and trailer) of `columns`, feature model
-    id `model`."""
-    rows = np.empty(len(columns.features), dtype=_COPY_ROW)
-    rows["fields"] = 5
-    rows["feature_len"] = rows["document_len"] = 8
-    rows["sentence_len"] = 4
-    rows["size_len"] = rows["model_len"] = 2
-    rows["model"] = model
-    rows["feature"] = columns.features
-    rows["document"] = columns.documents
-    rows["sentence"] = columns.sentences
-    rows["size"] = columns.sizes
-    return rows.tobytes()
-
-
-def df_increments(columns: PostingColumns) -> tuple[np.ndarray, np.ndarray]:
-    """(features ascending, in how many of the documents each occurs): df counts a feature
-    once per document however many of its sentences hold it."""
-    if not len(columns.features):
-        return columns.features, columns.features
-    order = np.lexsort((columns.documents, columns.features))
-    features, documents = columns.features[order], columns.documents[order]
-    first = np.ones(len(features), dtype=bool)
-    first[1:] = (features[1:] != features[:-1]) | (documents[1:] != documents[:-1])
-    return np.unique(features[first], return_counts=True)

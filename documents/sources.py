@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 
-from detection import Posting, SentenceIndex
+from detection import PostingRow, SentenceIndex
 from documents.models import Document
 
 
@@ -21,7 +21,7 @@ class SpanRecorder:
         self._index = index
         self.documents: set[int] = set()
 
-    def postings(self, features: Collection[int], *, max_df: int | None) -> Iterable[Posting]:
+    def postings(self, features: Collection[int], *, max_df: int | None) -> Iterable[PostingRow]:
         return self._index.postings(features, max_df=max_df)
 
     def document_count(self) -> int:

@@ -18,7 +18,18 @@ REDIS_DIR="$VAR/redis"
 DEFAULT_PGPORT=54329
 DEFAULT_REDIS_PORT=63790
 REDIS_PIDFILE="$REDIS_DIR/redis.pid"
-PG_SHARED_BUFFERS="${PG_SHARED_BUFFERS:-512MB}"
+# A quarter of the RAM (PostgreSQL's usual advice), 128MB to 8GB: the posting index's btrees
+# must stay in shared buffers for lookups to be fast (at 512MB a 22M-posting archive's
+# lookups re-read ~800 pages each from the OS cache, ~9 ms; docs/benchmarks.md).
+default_shared_buffers() {
+    local kb
+    kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null || echo 0)
+    local mb=$(( ${kb:-0} / 4096 ))
+    [ "$mb" -lt 128 ] && mb=128
+    [ "$mb" -gt 8192 ] && mb=8192
+    echo "${mb}MB"
+}
+PG_SHARED_BUFFERS="${PG_SHARED_BUFFERS:-$(default_shared_buffers)}"
 DB_NAME=copydetect
 DB_USER=copydetect
 DB_PASSWORD=copydetect

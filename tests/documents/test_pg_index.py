@@ -64,7 +64,7 @@ def test_it_keeps_signed_64_bit_features(collection):
     document, analysis = make_document(collection, extremes)
     index = PostgresSentenceIndex(model_version=V1)
     index.add(document.id, analysis)
-    assert {p.feature for p in index.postings(extremes, max_df=1)} == extremes
+    assert {feature for feature, *_ in index.postings(extremes, max_df=1)} == extremes
 
 
 def test_it_counts_document_frequency_once_per_document(collection):
@@ -82,8 +82,8 @@ def test_it_skips_features_more_common_than_max_df(collection):
     index = PostgresSentenceIndex(model_version=V1)
     index.add(first.id, first_analysis)
     index.add(second.id, second_analysis)
-    assert {p.feature for p in index.postings({7, 8}, max_df=1)} == {8}
-    assert {p.feature for p in index.postings({7, 8}, max_df=2)} == {7, 8}
+    assert {feature for feature, *_ in index.postings({7, 8}, max_df=1)} == {8}
+    assert {feature for feature, *_ in index.postings({7, 8}, max_df=2)} == {7, 8}
 
 
 def test_remove_deletes_postings_and_decrements_df(collection):
@@ -119,7 +119,7 @@ def test_a_scoped_index_only_sees_its_documents(collection):
         [(inside.id, inside_analysis), (outside.id, outside_analysis)]
     )
     scoped = PostgresSentenceIndex(model_version=V1, documents=[inside.id])
-    assert {p.document for p in scoped.postings({5}, max_df=None)} == {inside.id}
+    assert {document for _, document, *_ in scoped.postings({5}, max_df=None)} == {inside.id}
 
 
 def test_it_refuses_an_analysis_of_another_model_version(collection):
@@ -136,7 +136,7 @@ def test_it_never_returns_documents_of_another_version(collection):
     PostgresSentenceIndex(model_version=V1).add(new.id, new_analysis)
     for scope in (None, [old.id, new.id]):
         index = PostgresSentenceIndex(model_version=V1, documents=scope)
-        assert {p.document for p in index.postings({1}, max_df=None)} == {new.id}
+        assert {document for _, document, *_ in index.postings({1}, max_df=None)} == {new.id}
 
 
 def test_document_count_counts_indexed_documents_of_its_version(collection):
@@ -232,8 +232,8 @@ def test_an_index_scoped_to_collections_only_sees_their_documents(owner):
     )
     PostgresSentenceIndex(model_version="model-v0").add(old.id, old_analysis)
     scoped = PostgresSentenceIndex(model_version=V1, collections=[inside.id])
-    assert {p.document for p in scoped.postings({5}, max_df=None)} == {seen.id}
-    assert {p.document for p in scoped.postings({5}, max_df=5)} == {seen.id}
+    assert {document for _, document, *_ in scoped.postings({5}, max_df=None)} == {seen.id}
+    assert {document for _, document, *_ in scoped.postings({5}, max_df=5)} == {seen.id}
 
 
 def test_two_loads_in_one_transaction_count_df_once_per_document(collection):
@@ -257,7 +257,7 @@ def test_postings_keep_sentence_numbers_and_sizes_past_the_smallint_range(collec
     found = index.postings({5, 40_000}, max_df=None)
     assert sorted(found) == [Posting(5, document.id, 0, 1), Posting(5, document.id, 1, 32_767),
                              Posting(40_000, document.id, 1, 32_767)]  # fmt: skip
-    assert all(type(p) is Posting for p in found)
+    assert all(type(value) is int for row in found for value in row)  # decoded, not text
 
 
 def test_postings_carry_the_id_of_their_feature_model(collection):
@@ -283,9 +283,11 @@ def test_df_increments_count_each_document_once():
         sentences=(SentenceRecord(0, 0, 1, (3, 9)), SentenceRecord(1, 2, 3, (3,))),
     )
     columns = posting_columns([(10, analysis), (11, analysis)])
-    assert columns.documents.tolist() == [10, 10, 10, 11, 11, 11]
-    assert columns.sentences.tolist() == [0, 0, 1, 0, 0, 1]
-    assert columns.sizes.tolist() == [2, 2, 1, 2, 2, 1]
+    rows = list(zip(*(column.tolist() for column in columns), strict=True))
+    assert sorted(rows) == [
+        (3, 10, 0, 2), (3, 10, 1, 1), (3, 11, 0, 2), (3, 11, 1, 1), (9, 10, 0, 2), (9, 11, 0, 2)
+    ]  # fmt: skip
+    assert columns.features.tolist() == sorted(columns.features.tolist())  # btree key order
     features, counts = df_increments(columns)
     assert dict(zip(features.tolist(), counts.tolist(), strict=True)) == {3: 2, 9: 2}
 
@@ -320,13 +322,16 @@ def test_the_heavy_feature_cache_never_returns_a_feature_above_max_df(committed_
         features = {heavy} | ({climbing} if k < 48 else set()) | ({light} if k == 0 else set())
         document, analysis = make_document(committed_index, features)
         index.add(document.id, analysis)
-    found = {p.feature for p in index.postings({heavy, climbing, light}, max_df=55)}
+    found = {feature for feature, *_ in index.postings({heavy, climbing, light}, max_df=55)}
     assert found == {climbing, light}  # heavy: df 60 > 55
     cached = index.heavy_features(55)
     assert cached is not None and heavy in cached.features and climbing not in cached.features
     for _ in range(10):  # `climbing` goes from df 48 to 58, past max_df, after the cache read
         document, analysis = make_document(committed_index, {climbing})
         index.add(document.id, analysis)
-    found = {p.feature for p in index.postings({heavy, climbing, light}, max_df=55)}
+    found = {feature for feature, *_ in index.postings({heavy, climbing, light}, max_df=55)}
     assert found == {light}
-    assert {p.feature for p in index.postings({heavy, climbing}, max_df=100)} == {heavy, climbing}
+    assert {feature for feature, *_ in index.postings({heavy, climbing}, max_df=100)} == {
+        heavy,
+        climbing,
+    }

@@ -1,0 +1,102 @@
+"""Postings as numpy columns, and the rows of a COPY ... (FORMAT BINARY) built from them.
+
+Built column-wise instead of one `write_row` per posting: the Python-side cost of a COPY was
+~2.7 us per posting (docs/benchmarks.md). A binary COPY row is the field count, then
+(length, big-endian value) per column; with no NULLs every row has the same layout, so a
+numpy structured array IS the payload.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import chain
+from typing import NamedTuple, Protocol
+
+import numpy as np
+
+COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags, header extension
+COPY_TRAILER = b"\xff\xff"
+_SMALLINT_MAX = 32_767
+
+_POSTING_ROW = np.dtype(
+    [("fields", ">i2"), ("feature_len", ">i4"), ("feature", ">i8"), ("document_len", ">i4"),
+     ("document", ">i8"), ("sentence_len", ">i4"), ("sentence", ">i4"), ("size_len", ">i4"),
+     ("size", ">i2"), ("model_len", ">i4"), ("model", ">i2")]
+)  # fmt: skip
+_DF_ROW = np.dtype([("fields", ">i2"), ("feature_len", ">i4"), ("feature", ">i8"),
+                    ("n_len", ">i4"), ("n", ">i4")])  # fmt: skip
+
+
+class _Sentence(Protocol):
+    index: int
+    features: Sequence[int]
+
+
+class _Analysis(Protocol):
+    model_version: str
+
+    @property
+    def sentences(self) -> Sequence[_Sentence]: ...
+
+
+class PostingColumns(NamedTuple):
+    """The postings of some documents as parallel int64 arrays (one element per posting)."""
+
+    features: np.ndarray
+    documents: np.ndarray
+    sentences: np.ndarray
+    sizes: np.ndarray
+
+
+def posting_columns(items: Sequence[tuple[int, _Analysis]]) -> PostingColumns:
+    """Flatten documents' sentences into posting columns, without a Python object per posting,
+    sorted by feature: each partition's btree then takes the batch's inserts in key order
+    (each leaf page visited once per batch, not once per posting)."""
+    sentences = [(document, s) for document, analysis in items for s in analysis.sentences]
+    lengths = np.fromiter((len(s.features) for _, s in sentences), np.int64, len(sentences))
+    total = int(lengths.sum())
+    features = np.fromiter(chain.from_iterable(s.features for _, s in sentences), np.int64, total)
+    per_sentence = [
+        np.fromiter((d for d, _ in sentences), np.int64, len(sentences)),
+        np.fromiter((s.index for _, s in sentences), np.int64, len(sentences)),
+        np.minimum(lengths, _SMALLINT_MAX),
+    ]
+    documents, numbers, sizes = (np.repeat(column, lengths) for column in per_sentence)
+    order = np.argsort(features, kind="stable")
+    return PostingColumns(features[order], documents[order], numbers[order], sizes[order])
+
+
+def copy_rows(columns: PostingColumns, model: int) -> bytes:
+    """The rows of a binary COPY (without signature and trailer) of `columns`, feature model
+    id `model`."""
+    rows = np.empty(len(columns.features), dtype=_POSTING_ROW)
+    rows["fields"] = 5
+    rows["feature_len"] = rows["document_len"] = 8
+    rows["sentence_len"] = 4
+    rows["size_len"] = rows["model_len"] = 2
+    rows["model"] = model
+    rows["feature"] = columns.features
+    rows["document"] = columns.documents
+    rows["sentence"] = columns.sentences
+    rows["size"] = columns.sizes
+    return rows.tobytes()
+
+
+def df_increments(columns: PostingColumns) -> tuple[np.ndarray, np.ndarray]:
+    """(features ascending, in how many of the documents each occurs): df counts a feature
+    once per document however many of its sentences hold it."""
+    if not len(columns.features):
+        return columns.features, columns.features
+    order = np.lexsort((columns.documents, columns.features))
+    features, documents = columns.features[order], columns.documents[order]
+    first = np.ones(len(features), dtype=bool)
+    first[1:] = (features[1:] != features[:-1]) | (documents[1:] != documents[:-1])
+    return np.unique(features[first], return_counts=True)
+
+
+def df_rows(features: np.ndarray, counts: np.ndarray) -> bytes:
+    """The rows of a binary COPY of (feature bigint, n integer)."""
+    rows = np.empty(len(features), dtype=_DF_ROW)
+    rows["fields"], rows["feature_len"], rows["n_len"] = 2, 8, 4
+    rows["feature"], rows["n"] = features, counts
+    return rows.tobytes()

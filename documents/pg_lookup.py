@@ -1,0 +1,170 @@
+"""The lookup statement of `PostgresSentenceIndex.postings`: one round trip per query document.
+
+What a 10,000-character query costs (~1,000 features, up to ~8,000 postings back; measured on
+a 22.7M-posting archive, docs/benchmarks.md) and how this module keeps it down:
+
+- Routing in the client (`documents.pg_partition`): each hash partition gets its own feature
+  list as a parameter and probes its covering btree with only those features. Routing inside
+  the statement (`satisfies_hash_partition` over every feature for every partition) cost
+  ~0.7 ms; one array over the partitioned parent probes every btree with every feature (8×).
+- Feature lists travel as binary `bigint[]` built by numpy (`Int8Array`): psycopg dumping a
+  Python list of 1,000 ints took ~1 ms per list.
+- Document frequency: only the query's HEAVY features (the per-process list of
+  `HeavyFeatures`) are probed in the df table; the others skip it while the documents added
+  since the list was read cannot have lifted them above max_df. That bound is checked INSIDE
+  the statement, in its own snapshot (`fresh`), so the result is exact; when it fails, every
+  feature is probed.
+- Unscoped lookups stream the partitions' rows straight out (no materialised CTE); the
+  statement text is the same for every query, so it is prepared once per connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+import numpy as np
+import psycopg
+from psycopg.adapt import Dumper
+from psycopg.pq import Format
+
+from documents.pg_partition import partition_of
+
+POSTING_TABLE = "documents_posting"
+DF_TABLE = "documents_feature_df"
+MODEL_TABLE = "documents_index_model"  # feature model ids stored on the postings (0004)
+POSTING_PARTITIONS = 8
+ADDS_TABLE = "documents_index_adds"
+ADDS = f"(SELECT coalesce(sum(n), 0) FROM {ADDS_TABLE})"
+
+_INT8_OID, _INT8_ARRAY_OID = 20, 1016
+_ARRAY_HEADER = np.dtype([("ndim", ">i4"), ("flags", ">i4"), ("oid", ">u4"),
+                          ("length", ">i4"), ("lower", ">i4")])  # fmt: skip
+_ARRAY_ITEM = np.dtype([("length", ">i4"), ("value", ">i8")])
+
+
+class Int8Array:
+    """A numpy int64 array sent as a binary `bigint[]` parameter."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+
+
+class Int8ArrayDumper(Dumper):
+    """PostgreSQL's binary array format (array_send): header, then (length, value) per item."""
+
+    format = Format.BINARY
+    oid = _INT8_ARRAY_OID
+
+    def dump(self, obj: Int8Array) -> bytes:
+        values = obj.values
+        if not len(values):
+            return np.array([(0, 0, _INT8_OID, 0, 0)], dtype=_ARRAY_HEADER).tobytes()[:12]
+        header = np.array([(1, 0, _INT8_OID, len(values), 1)], dtype=_ARRAY_HEADER)
+        items = np.empty(len(values), dtype=_ARRAY_ITEM)
+        items["length"] = 8
+        items["value"] = values
+        return header.tobytes() + items.tobytes()
+
+
+def lookup_cursor(connection: psycopg.Connection) -> psycopg.Cursor:
+    """A cursor of the raw connection that sends `Int8Array` parameters."""
+    cursor = psycopg.Cursor(connection)
+    cursor.adapters.register_dumper(Int8Array, Int8ArrayDumper)
+    return cursor
+
+
+@dataclass(frozen=True)
+class HeavyFeatures:
+    """Features whose df exceeded `floor` when `adds` documents had been added (one snapshot)."""
+
+    floor: int
+    adds: int
+    features: np.ndarray  # sorted int64
+    checked: float  # time.monotonic() when the counter was last seen within the bound
+
+    def usable(self, max_df: int) -> bool:
+        return self.floor < max_df
+
+    def contains(self, features: np.ndarray) -> np.ndarray:
+        return np.isin(features, self.features, assume_unique=True)
+
+
+def _branch(r: int, *, df: bool) -> str:
+    """Partition r's SELECT: its covering btree probed with its features, the model filtered
+    inside the index (the version check without a join)."""
+    table = f"{POSTING_TABLE}_p{r}"
+    if not df:
+        wanted = f"%(p{r})s"
+    else:
+        probe = f"SELECT feature FROM {DF_TABLE} WHERE df <= %(max_df)s AND feature = ANY"
+        wanted = (
+            f"(CASE WHEN (SELECT ok FROM fresh) THEN %(p{r})s ELSE ARRAY({probe}(%(p{r})s)) END"
+            f" || ARRAY({probe}(%(h{r})s)))"
+        )
+    return (
+        f"SELECT feature, document_id, sentence, size FROM {table}"
+        f" WHERE feature = ANY({wanted}) AND model = (SELECT id FROM model)"
+    )
+
+
+def _statement(*, df: bool, scope: str) -> str:
+    ctes = [
+        f"model AS MATERIALIZED (SELECT id FROM {MODEL_TABLE} WHERE model_version = %(version)s)"
+    ]
+    if df:
+        ctes.append(f"fresh AS MATERIALIZED (SELECT {ADDS} <= %(valid_until)s AS ok)")
+    branches = " UNION ALL ".join(_branch(r, df=df) for r in range(POSTING_PARTITIONS))
+    if not scope:
+        return f"WITH {', '.join(ctes)} {branches}"
+    return f"WITH {', '.join(ctes)}, hits AS MATERIALIZED ({branches}) {scope}"
+
+
+_SELECT_HITS = "SELECT h.feature, h.document_id, h.sentence, h.size FROM hits h"
+SCOPE_DOCUMENTS = f"{_SELECT_HITS} WHERE h.document_id = ANY(%(scope)s)"
+# Collections are checked on the documents found, so scoping to a large archive costs no more
+# than the primary-key probes of those documents.
+SCOPE_COLLECTIONS = (
+    ", found AS MATERIALIZED (SELECT id FROM documents_document"
+    " WHERE id = ANY(ARRAY(SELECT DISTINCT document_id FROM hits))"
+    " AND collection_id = ANY(%(collections)s::bigint[]))"
+    f" {_SELECT_HITS} WHERE h.document_id IN (SELECT id FROM found)"
+)
+
+
+def lookup_statement(
+    features: Collection[int] | np.ndarray,
+    *,
+    version: str,
+    max_df: int | None,
+    heavy: HeavyFeatures | None,
+    scope: str = "",
+) -> tuple[str, dict[str, object]]:
+    """The SQL and parameters of one lookup; `scope` is "" or one of the SCOPE_* selects
+    (their parameters are the caller's)."""
+    wanted = np.unique(np.fromiter(features, np.int64, len(features)))
+    partitions = partition_of(wanted, POSTING_PARTITIONS)
+    params: dict[str, object] = {"version": version}
+    if max_df is None:
+        _route(params, "p", wanted, partitions)
+        return _statement(df=False, scope=scope), params
+    light = np.ones(len(wanted), bool) if heavy is None else ~heavy.contains(wanted)
+    _route(params, "p", wanted[light], partitions[light])
+    _route(params, "h", wanted[~light], partitions[~light])
+    params["max_df"] = max_df
+    # Without a usable list every feature is probed (`fresh` is false: -1 < any count).
+    params["valid_until"] = -1 if heavy is None else heavy.adds + max_df - heavy.floor
+    return _statement(df=True, scope=scope), params
+
+
+def _route(
+    params: dict[str, object], prefix: str, features: np.ndarray, partitions: np.ndarray
+) -> None:
+    """One parameter per partition: its features (sorted, as `wanted` is)."""
+    order = np.argsort(partitions, kind="stable")
+    bounds = np.searchsorted(partitions[order], np.arange(POSTING_PARTITIONS + 1))
+    routed = features[order]
+    for r in range(POSTING_PARTITIONS):
+        params[f"{prefix}{r}"] = Int8Array(routed[bounds[r] : bounds[r + 1]])
