@@ -23,27 +23,50 @@ _COMBINE = np.uint64(0x49A0F4DD15E5A8E3)
 _GOLDEN = 0x9E3779B9 + 4 + 3923095  # lookup3's initial value for a 4-byte key
 
 
+_M32 = 0xFFFFFFFF
+
+
 def _rot(x: np.ndarray, k: int) -> np.ndarray:
     return (x << np.uint32(k)) | (x >> np.uint32(32 - k))
 
 
-def _mix(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, ...]:
-    a = (a - c) ^ _rot(c, 4)
-    c = c + b
-    b = (b - a) ^ _rot(a, 6)
-    a = a + c
-    c = (c - b) ^ _rot(b, 8)
-    b = b + a
-    a = (a - c) ^ _rot(c, 16)
-    c = c + b
-    b = (b - a) ^ _rot(a, 19)
-    a = a + c
-    c = (c - b) ^ _rot(b, 4)
-    b = b + a
+def _rot_int(x: int, k: int) -> int:
+    return ((x << k) | (x >> (32 - k))) & _M32
+
+
+def _seeded_state(seed: int) -> tuple[int, int, int]:
+    """lookup3's (a, b, c) after mixing in the seed: the same for every key, so computed once
+    (in Python ints, wrapped to 32 bits) instead of per array element."""
+    a = b = c = _GOLDEN & _M32
+    if not seed:
+        return a, b, c
+    a = (a + (seed >> 32)) & _M32
+    b = (b + (seed & _M32)) & _M32
+    for ra, rb, rc in ((4, 6, 8), (16, 19, 4)):  # mix(): two rounds of three steps
+        a = ((a - c) & _M32) ^ _rot_int(c, ra)
+        c = (c + b) & _M32
+        b = ((b - a) & _M32) ^ _rot_int(a, rb)
+        a = (a + c) & _M32
+        c = ((c - b) & _M32) ^ _rot_int(b, rc)
+        b = (b + a) & _M32
     return a, b, c
 
 
-def _final(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+_STATE = _seeded_state(HASH_PARTITION_SEED)
+
+
+def hash_int8_extended(values: np.ndarray, seed: int = HASH_PARTITION_SEED) -> np.ndarray:
+    """`hashint8extended(value, seed)` for an int64 array, as uint64."""
+    values = np.asarray(values, dtype=np.int64)
+    unsigned = values.view(np.uint64)
+    low = unsigned.astype(np.uint32)  # the low 32 bits
+    high = (unsigned >> np.uint64(32)).astype(np.uint32)
+    key = low ^ np.where(values >= 0, high, ~high)
+    a0, b0, c0 = _STATE if seed == HASH_PARTITION_SEED else _seeded_state(seed)
+    a = key + np.uint32(a0)
+    b = np.full(len(values), b0, dtype=np.uint32)
+    c = np.full(len(values), c0, dtype=np.uint32)
+    # final(a, b, c)
     c = (c ^ b) - _rot(b, 14)
     a = (a ^ c) - _rot(c, 11)
     b = (b ^ a) - _rot(a, 25)
@@ -51,23 +74,6 @@ def _final(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.
     a = (a ^ c) - _rot(c, 4)
     b = (b ^ a) - _rot(a, 14)
     c = (c ^ b) - _rot(b, 24)
-    return b, c
-
-
-def hash_int8_extended(values: np.ndarray, seed: int = HASH_PARTITION_SEED) -> np.ndarray:
-    """`hashint8extended(value, seed)` for an int64 array, as uint64."""
-    values = np.asarray(values, dtype=np.int64)
-    unsigned = values.view(np.uint64)
-    low = (unsigned & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-    high = (unsigned >> np.uint64(32)).astype(np.uint32)
-    key = low ^ np.where(values >= 0, high, ~high)
-    start = np.full(len(values), _GOLDEN, dtype=np.uint32)
-    a, b, c = start, start.copy(), start.copy()
-    if seed:
-        a = a + np.uint32(seed >> 32)
-        b = b + np.uint32(seed & 0xFFFFFFFF)
-        a, b, c = _mix(a, b, c)
-    b, c = _final(a + key, b, c)
     return (b.astype(np.uint64) << np.uint64(32)) | c.astype(np.uint64)
 
 
