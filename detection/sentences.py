@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import accumulate
 from typing import Final, Literal
 
 from detection.punkt import punkt_spans
@@ -40,6 +41,14 @@ SENTENCES_VERSION: Final = "s4"
 _HAN: Final = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _PARAGRAPH: Final = re.compile(r"[^\n]+")
 _CHINESE_END: Final = re.compile(r"(?:[。!?;…⋯]+|\.(?![0-9a-z.]))[”’\"'」』)\]】]*")
+# Everything up to and including the leftmost _CHINESE_END match (the characters before it are
+# those where _CHINESE_END cannot start: not an end mark, or a "." it refuses), or, when no end
+# mark follows, the rest of the paragraph.
+_CHINESE_PIECE: Final = re.compile(
+    r"[^。!?;…⋯.\n]*(?:\.(?=[0-9a-z.])[^。!?;…⋯.\n]*)*"
+    r"(?:[。!?;…⋯]+|\.(?![0-9a-z.]))[”’\"'」』)\]】]*"
+    r"|[^\n]+"
+)
 _CLAUSE_MARK: Final = re.compile(r"[，、,:：]")
 _WORD_START: Final = re.compile(r"(?<= )[^ ]+")
 _WORD_CUT_MODULUS: Final = 8
@@ -55,13 +64,11 @@ _NUMBER: Final = re.compile(r"-?[.,]?\d[\d,.-]*\.?")
 _PUNCTUATION: Final = frozenset(";:,.!?")
 
 
-def _chinese_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    cursor = start
-    for match in _CHINESE_END.finditer(text, start, end):
-        yield cursor, match.end()
-        cursor = match.end()
-    if cursor < end:
-        yield cursor, end
+def _chinese_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Pieces ending after each ``_CHINESE_END`` match, and the rest: the lengths of
+    ``_CHINESE_PIECE.findall`` pieces, without a match object per sentence."""
+    stops = list(accumulate(map(len, _CHINESE_PIECE.findall(text, start, end)), initial=start))
+    return list(zip(stops, stops[1:], strict=False))
 
 
 def _punkt_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
@@ -163,6 +170,7 @@ def split_sentences(
     latin = _punkt_rule_spans if english == "punkt-rules" else _punkt_spans
     han = not text.isascii()  # an ASCII text has no Han paragraph to look for
     spans: list[tuple[int, int]] = []
+    pieces: Iterable[tuple[int, int]]
     for paragraph in _PARAGRAPH.finditer(text):
         begin, finish = paragraph.span()
         if han and _HAN.search(text, begin, finish):

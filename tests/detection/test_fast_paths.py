@@ -63,3 +63,22 @@ def test_document_features_follow_the_definition_for_any_chain_shape(sentences, 
     bounds = [(sum(ends[:i]), sum(ends[: i + 1])) for i in range(len(ends))]
     expected = [sentence_features(sentence, model) for sentence in sentences]
     assert document_features(words, bounds, model) == expected
+
+
+CHINESE = st.text(alphabet=st.sampled_from(list("中文a1.。!?;…”』) ,")), max_size=40)
+
+
+@given(CHINESE)
+def test_chinese_pieces_end_after_each_sentence_end_match(text):
+    from detection.sentences import _CHINESE_END, _chinese_spans
+
+    expected = []
+    cursor = 0
+    for match in _CHINESE_END.finditer(text):
+        expected.append((cursor, match.end()))
+        cursor = match.end()
+    if cursor < len(text):
+        expected.append((cursor, len(text)))
+    assert _chinese_spans(text, 0, len(text)) == expected
+    framed = "。a\n" + text + "\n1.2"  # a paragraph of a longer text
+    assert _chinese_spans(framed, 3, 3 + len(text)) == [(a + 3, b + 3) for a, b in expected]
