@@ -120,11 +120,15 @@ def _latin_words(text: str, spans: Sequence[tuple[int, int]]) -> list[list[str]]
     findall, finditer = pattern.findall, pattern.finditer
     per_span: list[list[str]] = []
     resume = 0  # where the whole-text scan resumes: never inside a word
+    # Padded so that the character before and after every span exists: a space or line break
+    # on either side of a border means _joins is False there, tested without a call.
+    padded = " " + text + " "
     for start, end in spans:
-        if resume <= start and _joins(text, start):
+        if resume <= start and padded[start] not in " \n" and _joins(text, start):
             return None
         start = max(start, resume)
-        if _joins(text, end):  # the last word may run on past the span: it stays here
+        # The last word may run on past the span: it stays here.
+        if padded[end + 1] not in " \n" and _joins(text, end):
             found: list[str] = []
             for match in finditer(text, start):
                 if match.start() >= end:
