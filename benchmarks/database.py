@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 from django.core.management import call_command
 from django.db import connections
 
 from detection import DocumentAnalysis
-from documents.pg_copy import COPY_SIGNATURE as _COPY_SIGNATURE
-from documents.pg_copy import COPY_TRAILER as _COPY_TRAILER
 from documents.pg_lookup import lookup_cursor
 
 ALIAS = "bench"
@@ -56,7 +53,7 @@ def bench_collection(alias: str) -> int:
 def documents_load(
     alias: str, collection_id: int, items: Sequence[tuple[int, str, DocumentAnalysis]]
 ) -> None:
-    """Document rows (with their text) and Sentence rows via COPY; ids are the given ones.
+    """Document rows (with their text and sentence spans) via COPY; ids are the given ones.
 
     Postings are NOT written here: that is `PostgresSentenceIndex.add_many`, the code under test.
     """
@@ -64,49 +61,30 @@ def documents_load(
         with cursor.copy(
             "COPY documents_document (id, original, filename, folder, size, checksum, text,"
             " language, status, error, progress, model_version, indexed, collection_id,"
-            " created_at, updated_at) FROM STDIN"
+            " sentence_starts, sentence_ends, created_at, updated_at) FROM STDIN"
         ) as copy:
             for document_id, text, analysis in items:
+                starts = _array([s.start for s in analysis.sentences])
+                ends = _array([s.end for s in analysis.sentences])
                 copy.write_row(
                     (document_id, "", f"bench-{document_id}.txt", "", len(text.encode()),
                      "0" * 64, text, analysis.language, "done", "", 100,
-                     analysis.model_version, False, collection_id, "now", "now")
+                     analysis.model_version, False, collection_id, starts, ends, "now", "now")
                 )  # fmt: skip
-        with cursor.copy(
-            'COPY documents_sentence (document_id, number, start, "end") FROM STDIN (FORMAT BINARY)'
-        ) as copy:
-            copy.write(_COPY_SIGNATURE + _sentence_rows(items) + _COPY_TRAILER)
 
 
-_SENTENCE_ROW = np.dtype(
-    [("fields", ">i2"), ("document_len", ">i4"), ("document", ">i8"), ("number_len", ">i4"),
-     ("number", ">i4"), ("start_len", ">i4"), ("start", ">i4"), ("end_len", ">i4"), ("end", ">i4")]
-)  # fmt: skip
-
-
-def _sentence_rows(items: Sequence[tuple[int, str, DocumentAnalysis]]) -> bytes:
-    """Sentence rows of a binary COPY built column-wise (as `pg_index.copy_rows` does)."""
-    spans = [(d, s.index, s.start, s.end) for d, _, a in items for s in a.sentences]
-    rows = np.empty(len(spans), dtype=_SENTENCE_ROW)
-    rows["fields"] = 4
-    rows["document_len"] = 8
-    rows["number_len"] = rows["start_len"] = rows["end_len"] = 4
-    if spans:
-        columns = np.array(spans, dtype=np.int64)
-        for k, name in enumerate(("document", "number", "start", "end")):
-            rows[name] = columns[:, k]
-    return rows.tobytes()
+def _array(values: list[int]) -> str:
+    """An int[] in COPY's text form."""
+    return "{" + ",".join(map(str, values)) + "}"
 
 
 def documents_delete(alias: str, ids: Sequence[int]) -> None:
-    """Delete documents (their sentences first; the trigger of migration 0003 removes their
-    postings and df), then VACUUM so the next load starts from a clean table."""
+    """Delete documents (the trigger of migration 0003 removes their postings and df), then
+    VACUUM so the next load starts from a clean table."""
     with connections[alias].cursor() as cursor:
-        cursor.execute("DELETE FROM documents_sentence WHERE document_id = ANY(%s)", [list(ids)])
         cursor.execute("DELETE FROM documents_document WHERE id = ANY(%s)", [list(ids)])
         cursor.execute("VACUUM (ANALYZE) documents_posting")
         cursor.execute("VACUUM (ANALYZE) documents_feature_df")
-        cursor.execute("VACUUM (ANALYZE) documents_sentence")
         cursor.execute("VACUUM (ANALYZE) documents_document")
 
 

@@ -1,10 +1,11 @@
-"""Collections own documents; documents own sentences and matches.
+"""Collections own documents; documents own their sentence spans and matches.
 
 The inverted index (posting and document-frequency tables) is not modelled here: it is a
 hash-partitioned table created by a RunSQL migration and accessed by `documents.pg_index`.
 """
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 
@@ -61,6 +62,16 @@ class Document(models.Model):
     # "" for other files. The removed template lines are kept out of `text` but listed here.
     site = models.CharField(max_length=255, blank=True, default="", db_default="")
     boilerplate_lines = models.JSONField(default=list, db_default=[], blank=True)
+    # Sentence i of the analysis is text[sentence_starts[i]:sentence_ends[i]] (analyze() numbers
+    # sentences 0..n-1). Two arrays on the row rather than a row per sentence: ingest writes
+    # ~45 sentences per document, and a row each (two btrees, a foreign-key check) was a
+    # quarter of the database time of ingest (docs/benchmarks.md).
+    sentence_starts = ArrayField(
+        models.PositiveIntegerField(), default=list, db_default=[], blank=True
+    )
+    sentence_ends = ArrayField(
+        models.PositiveIntegerField(), default=list, db_default=[], blank=True
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -73,21 +84,6 @@ class Document(models.Model):
 
     def __str__(self) -> str:
         return self.filename
-
-
-class Sentence(models.Model):
-    """A sentence of a document's extracted text: [start, end) character offsets."""
-
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="sentences")
-    number = models.PositiveIntegerField()
-    start = models.PositiveIntegerField()
-    end = models.PositiveIntegerField()
-
-    class Meta:
-        ordering = ["document", "number"]
-        constraints = [
-            models.UniqueConstraint(fields=["document", "number"], name="sentence_unique_number")
-        ]
 
 
 class Match(models.Model):

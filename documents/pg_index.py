@@ -242,10 +242,12 @@ class PostgresSentenceIndex:
         if not numbers:
             return {}
         with connections[self.using].cursor() as cursor:
+            # Sentence n is element n + 1 of the arrays (SQL arrays count from 1).
             cursor.execute(
-                'SELECT number, start, "end" FROM documents_sentence'
-                " WHERE document_id = %s AND number = ANY(%s::int[])",
-                [document, numbers],
+                "SELECT n, d.sentence_starts[n + 1], d.sentence_ends[n + 1]"
+                " FROM documents_document d, unnest(%s::int[]) AS n"
+                " WHERE d.id = %s AND n >= 0 AND n < cardinality(d.sentence_starts)",
+                [numbers, document],
             )
             return {number: (start, end) for number, start, end in cursor.fetchall()}
 

@@ -19,7 +19,7 @@ from detection import DocumentAnalysis, Passage, analyze, coverage
 from detection.detector import detect_refined
 from documents import boilerplate, selectors
 from documents.extraction import ArchiveMember, Boilerplate, ExtractionError, iter_archive
-from documents.models import Collection, Document, Match, MatchPassage, Sentence
+from documents.models import Collection, Document, Match, MatchPassage
 from documents.pg_index import PostgresSentenceIndex
 from documents.reading import UnreadableFile, read_text
 from documents.sources import SourceTexts, SpanRecorder
@@ -245,16 +245,10 @@ def _index_replace(
     with transaction.atomic():
         _lock_document(document.id)
         index.remove(document.id)
-        Sentence.objects.filter(document_id=document.id).delete()
-        Sentence.objects.bulk_create(
-            (
-                Sentence(document_id=document.id, number=s.index, start=s.start, end=s.end)
-                for s in analysis.sentences
-            ),
-            batch_size=2000,
-        )
         Document.objects.filter(id=document.id).update(
             text=page.text,
+            sentence_starts=[s.start for s in analysis.sentences],
+            sentence_ends=[s.end for s in analysis.sentences],
             language=analysis.language,
             model_version=analysis.model_version,
             warnings=list(page.warnings),
