@@ -82,3 +82,19 @@ def test_chinese_pieces_end_after_each_sentence_end_match(text):
     assert _chinese_spans(text, 0, len(text)) == expected
     framed = "。a\n" + text + "\n1.2"  # a paragraph of a longer text
     assert _chinese_spans(framed, 3, 3 + len(text)) == [(a + 3, b + 3) for a, b in expected]
+
+
+SPARSE_CHINESE = st.lists(
+    st.sampled_from(["中文", "發展", "。", "a", "1", " ", "\n", "\n\n", "\t", "\u3000", "  "]),
+    max_size=30,
+).map("".join)
+
+
+@given(SPARSE_CHINESE)
+def test_whitespace_runs_in_chinese_text_are_found_like_the_regex_finds_them(text):
+    from detection.normalize import _WHITESPACE_RUN, _whitespace_runs
+
+    framed = "中" * 40 + text + "中" * 40  # sparse whitespace: the per-candidate path
+    for sample in (text, framed):
+        expected = [m.span() for m in _WHITESPACE_RUN.finditer(sample)]
+        assert list(_whitespace_runs(sample)) == expected
