@@ -71,6 +71,7 @@ _PAIRS: Final = ("  ", " \n", "\n ", "\n\n")
 _RARE_WHITESPACE: Final = re.compile(
     "[\t\x0b-\r\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 )
+_ASCII_RARE_WHITESPACE: Final = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f"  # _RARE_WHITESPACE in ASCII
 _SPACE: Final = re.compile(r"\s")
 _SPARSE: Final = 16  # at most one whitespace character in this many: look at each of them
 # Characters kept verbatim: NFKC would expand the ellipsis to three dots, which shifts offsets
@@ -244,8 +245,11 @@ def _whitespace_runs(text: str) -> Iterator[tuple[int, int]]:
         candidates = {0, len(text) - 1}
         for pair in _PAIRS:
             candidates.update(_occurrences(text, pair))
-        for match in _RARE_WHITESPACE.finditer(text):
-            candidates.update((match.start() - 1, match.start()))
+        # In ASCII text a few substring tests (memchr) replace the regex scan when, as usual,
+        # none of the rare characters is there.
+        if not text.isascii() or any(ch in text for ch in _ASCII_RARE_WHITESPACE):
+            for match in _RARE_WHITESPACE.finditer(text):
+                candidates.update((match.start() - 1, match.start()))
     reach = 0
     for position in sorted(candidates):
         if position >= reach:

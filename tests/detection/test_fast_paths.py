@@ -98,3 +98,10 @@ def test_whitespace_runs_in_chinese_text_are_found_like_the_regex_finds_them(tex
     for sample in (text, framed):
         expected = [m.span() for m in _WHITESPACE_RUN.finditer(sample)]
         assert list(_whitespace_runs(sample)) == expected
+
+
+@given(st.text(alphabet=st.sampled_from(list(" \n\t\r\x0b\x0c\x1c\x1fab.,")), max_size=30))
+def test_whitespace_runs_in_ascii_text_are_found_like_the_regex_finds_them(text):
+    from detection.normalize import _WHITESPACE_RUN, _whitespace_runs
+
+    assert list(_whitespace_runs(text)) == [m.span() for m in _WHITESPACE_RUN.finditer(text)]
