@@ -23,8 +23,6 @@ _POSTING_ROW = np.dtype(
      ("document", ">i8"), ("sentence_len", ">i4"), ("sentence", ">i4"), ("size_len", ">i4"),
      ("size", ">i2"), ("model_len", ">i4"), ("model", ">i2")]
 )  # fmt: skip
-_DF_ROW = np.dtype([("fields", ">i2"), ("feature_len", ">i4"), ("feature", ">i8"),
-                    ("n_len", ">i4"), ("n", ">i4")])  # fmt: skip
 
 
 class _Sentence(Protocol):
@@ -92,11 +90,3 @@ def df_increments(columns: PostingColumns) -> tuple[np.ndarray, np.ndarray]:
     first = np.ones(len(features), dtype=bool)
     first[1:] = (features[1:] != features[:-1]) | (documents[1:] != documents[:-1])
     return np.unique(features[first], return_counts=True)
-
-
-def df_rows(features: np.ndarray, counts: np.ndarray) -> bytes:
-    """The rows of a binary COPY of (feature bigint, n integer)."""
-    rows = np.empty(len(features), dtype=_DF_ROW)
-    rows["fields"], rows["feature_len"], rows["n_len"] = 2, 8, 4
-    rows["feature"], rows["n"] = features, counts
-    return rows.tobytes()

@@ -40,7 +40,6 @@ from documents.pg_copy import (
     _Analysis,
     copy_rows,
     df_increments,
-    df_rows,
     posting_columns,
 )
 from documents.pg_lookup import (
@@ -71,7 +70,6 @@ ANALYZE_AFTER_ROWS = 200_000
 HEAVY_FLOOR = 50
 _ADDS_SLOTS = 8
 _HEAVY_CHECK_SECONDS = 1.0
-_DF_STAGE = "documents_feature_df_stage"  # a temporary table: one per database session
 
 _HEAVY: dict[tuple[str, str, str], HeavyFeatures] = {}  # per database server and name
 
@@ -300,25 +298,22 @@ class PostgresSentenceIndex:
         return int(row[0])
 
     def _increment_df(self, columns: PostingColumns) -> None:
-        """Add the batch's df increments: COPY into a session-temporary staging table, then one
-        sorted INSERT ... SELECT ... ON CONFLICT (measured cheaper than an unnest of two array
-        literals, whose text the server has to parse)."""
+        """Add the batch's df increments in one sorted INSERT ... ON CONFLICT over two binary
+        arrays built by numpy (measured ~15 % cheaper than COPY into a staging table and an
+        INSERT ... SELECT from it; text array literals were dearer still: the server parses
+        them). Sorted upserts take row locks in one order, so concurrent workers cannot
+        deadlock."""
         features, counts = df_increments(columns)
         if not len(features):
             return
-        with connections[self.using].cursor() as cursor:
+        connection = connections[self.using]
+        connection.ensure_connection()
+        with lookup_cursor(connection.connection) as cursor:
             cursor.execute(
-                f"CREATE TEMP TABLE IF NOT EXISTS {_DF_STAGE} (feature bigint, n integer)"
-            )
-            with cursor.copy(f"COPY {_DF_STAGE} FROM STDIN (FORMAT BINARY)") as copy:
-                copy.write(COPY_SIGNATURE + df_rows(features, counts) + COPY_TRAILER)
-            # Emptied by the same statement. Sorted upserts take row locks in one order, so
-            # concurrent workers cannot deadlock.
-            cursor.execute(
-                f"WITH staged AS (DELETE FROM {_DF_STAGE} RETURNING feature, n)"
-                f" INSERT INTO {DF_TABLE} (feature, df) SELECT feature, n FROM staged"
-                f" ORDER BY feature ON CONFLICT (feature)"
-                f" DO UPDATE SET df = {DF_TABLE}.df + EXCLUDED.df"
+                f"INSERT INTO {DF_TABLE} (feature, df)"
+                " SELECT * FROM unnest(%s::bigint[], %s::bigint[]::int[]) ORDER BY 1"
+                f" ON CONFLICT (feature) DO UPDATE SET df = {DF_TABLE}.df + EXCLUDED.df",
+                [Int8Array(features), Int8Array(counts.astype(np.int64))],
             )
 
     def _decrement_df(self, cursor: CursorWrapper, decrements: list[tuple[int, int]]) -> None:
