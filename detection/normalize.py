@@ -259,6 +259,30 @@ def _whitespace_runs(text: str) -> Iterator[tuple[int, int]]:
                 yield found.span()
 
 
+def _join_single_breaks(text: str) -> str:
+    """``_LATIN_SINGLE.sub(" ", text)``.  In ASCII text the pattern can only match at a line
+    break or a rare whitespace character; when those are few, each is tried on its own
+    (every match is that one character, decided on the unchanged text, as sub does)."""
+    if not text.isascii():
+        return _LATIN_SINGLE.sub(" ", text)
+    positions: list[int] = []
+    for ch in "\n" + _ASCII_RARE_WHITESPACE:
+        positions.extend(_occurrences(text, ch))
+        if len(positions) * _SPARSE > len(text):
+            return _LATIN_SINGLE.sub(" ", text)
+    match = _LATIN_SINGLE.match
+    hits = [position for position in sorted(positions) if match(text, position)]
+    if not hits:
+        return text
+    pieces: list[str] = []
+    cursor = 0
+    for position in hits:
+        pieces.append(text[cursor:position])
+        cursor = position + 1
+    pieces.append(text[cursor:])
+    return " ".join(pieces)
+
+
 def _fold_whitespace(text: str, offsets: np.ndarray | None) -> tuple[str, np.ndarray | None]:
     """Fold whitespace runs; a run's replacement keeps the offsets of the run's first
     characters, so folding only ever deletes offsets (built only when something changed)."""
@@ -288,7 +312,7 @@ def normalize_with_offsets(text: str) -> tuple[str, np.ndarray | None]:
     ``len(text) + 1`` entries, or None when normalised position i is original position i
     (building millions of Python ints per archive was a tenth of ``analyze()``)."""
     mapped, offsets = _map_characters(text)
-    return _fold_whitespace(_LATIN_SINGLE.sub(" ", mapped), offsets)
+    return _fold_whitespace(_join_single_breaks(mapped), offsets)
 
 
 def original_spans(

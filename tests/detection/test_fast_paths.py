@@ -105,3 +105,12 @@ def test_whitespace_runs_in_ascii_text_are_found_like_the_regex_finds_them(text)
     from detection.normalize import _WHITESPACE_RUN, _whitespace_runs
 
     assert list(_whitespace_runs(text)) == [m.span() for m in _WHITESPACE_RUN.finditer(text)]
+
+
+@given(st.text(alphabet=st.sampled_from(list(" \n\t\r\x0b\x1c\x1fab.,é中")), max_size=30))
+def test_single_breaks_are_joined_like_the_regex_joins_them(text):
+    from detection.normalize import _LATIN_SINGLE, _join_single_breaks
+
+    framed = "word " * 40 + text + " word" * 40  # sparse whitespace: the per-position path
+    for sample in (text, framed):
+        assert _join_single_breaks(sample) == _LATIN_SINGLE.sub(" ", sample)
