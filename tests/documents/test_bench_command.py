@@ -35,6 +35,7 @@ def bench_report(django_db_setup, django_db_blocker, tmp_path_factory):
     command = [
         sys.executable, "manage.py", "bench", "--docs", "60", "--sizes", "30,45,60",
         "--base-docs", "24", "--ingest-docs", "10", "--queries", "2", "--processes", "2",
+        "--ingest-processes", "1",
         "--batch", "20", "--ingest-batch", "4", "--database", name, "--json-out", str(out),
     ]  # fmt: skip
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test",
@@ -54,14 +55,16 @@ def test_it_prints_one_json_object_with_every_figure(bench_report):
     for key in ("machine", "corpus", "ingest", "copy_load", "curve", "peer", "targets", "method"):
         assert key in report
     ingest = report["ingest"]
-    assert ingest["documents"] == 10 and ingest["processes"] == 2
+    assert ingest["documents"] == 10 and ingest["processes"] == 1
     for key in ("ingest_mb_per_s_per_process", "tokenizer_mb_per_s_per_process",
                 "ingest_docs_per_s_per_process", "ingest_to_tokenizer_ratio"):  # fmt: skip
         assert ingest[key] > 0
     assert all(w["max_rss_mb"] > 0 for w in ingest["workers"])
     sequential = ingest["sequential"]  # the same texts, written without the overlap
     assert sequential["documents"] == 10 and sequential["postings"] == ingest["postings"]
-    for figures in (ingest, sequential):
+    all_cores = ingest["all_cores"]  # the same texts, a worker per core
+    assert all_cores["processes"] == 2 and all_cores["postings"] == ingest["postings"]
+    for figures in (ingest, sequential, all_cores):
         assert all(w["ingest_seconds"] > 0 for w in figures["workers"])
     assert report["copy_load"]["documents"] == 50
     assert report["copy_load"]["postings_per_s_copy"] > 0

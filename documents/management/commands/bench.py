@@ -47,6 +47,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--queries", type=int, default=40, help="query documents per size")
         parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
+        parser.add_argument(
+            "--ingest-processes", type=int, default=max(1, (os.cpu_count() or 1) - 1),
+            help="worker processes of the headline ingest (default: one core left for "
+            "PostgreSQL); --processes workers are measured too",
+        )  # fmt: skip
         parser.add_argument("--batch", type=int, default=2_000, help="documents per COPY batch")
         parser.add_argument("--ingest-batch", type=int, default=100)
         parser.add_argument(
@@ -91,6 +96,7 @@ class Command(BaseCommand):
             processes=max(1, int(options["processes"])),  # type: ignore[call-overload]
             batch=int(options["batch"]),  # type: ignore[call-overload]
             ingest_batch=int(options["ingest_batch"]),  # type: ignore[call-overload]
+            ingest_processes=max(1, int(options["ingest_processes"])),  # type: ignore[call-overload]
             peer_docs=int(options["peer_docs"]) or min(sizes),  # type: ignore[call-overload]
             data_dir=Path(options["data_dir"]),  # type: ignore[arg-type]
             database=str(options["database"]),
