@@ -15,6 +15,7 @@ Either way the process's figure is its bytes / the wall time of its ingest pass.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import resource
 import time
@@ -85,6 +86,10 @@ def ingest_worker(
     """Tokenize-only pass, then the real ingest pass, over the same texts (in this process)."""
     assert _RECOMBINER is not None, "ingest_parallel sets the recombiner before forking"
     texts = [_RECOMBINER.variant(i).text for i in ids]
+    # The corpus inherited from the parent (every real analysis, millions of objects) is not
+    # something a Celery worker holds; without this, each full collection triggered by the
+    # analysis scans it all (a Celery worker freezes its start-up objects likewise).
+    gc.freeze()
     token_spans(texts[0][:200])  # load the segmenter's dictionary outside the timings
     analyze(texts[0][:200])
     started = time.perf_counter()
