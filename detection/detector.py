@@ -85,16 +85,16 @@ def detect_alignments(
     by_document: dict[int, list[SentencePair]] = defaultdict(list)
     for pair in copied_pairs(analysis, index, exclude=excluded, config=config):
         by_document[pair.document].append(pair)
+    wanted = {document: {pair.source for pair in pairs} for document, pairs in by_document.items()}
+    spans = index.spans(wanted) if wanted else {}
     alignments: list[Alignment] = []
     for document, pairs in by_document.items():
-        spans = dict(index.spans(document, {pair.source for pair in pairs}))
-        alignments.extend(align(document, pairs, analysis.sentences, spans, config))
+        found = dict(spans.get(document, {}))
+        alignments.extend(align(document, pairs, analysis.sentences, found, config))
     return alignments
 
 
-def compare(
-    text_a: str, text_b: str, config: DetectorConfig = DEFAULT_CONFIG
-) -> list[Passage]:
+def compare(text_a: str, text_b: str, config: DetectorConfig = DEFAULT_CONFIG) -> list[Passage]:
     """Passages of ``text_a`` copied from ``text_b`` (``Passage.source`` is 0 for ``text_b``).
 
     With both texts at hand, passage borders are refined to word level
@@ -102,9 +102,7 @@ def compare(
     """
     index = MemoryIndex()
     index.add(0, analyze(text_b, config))
-    return detect_refined(
-        text_a, analyze(text_a, config), index, lambda _: text_b, config=config
-    )
+    return detect_refined(text_a, analyze(text_a, config), index, lambda _: text_b, config=config)
 
 
 def detect_refined(

@@ -48,8 +48,12 @@ class SentenceIndex(Protocol):
         """Number of indexed documents."""
         ...
 
-    def spans(self, document: int, sentences: Collection[int]) -> Mapping[int, tuple[int, int]]:
-        """Character ``(start, end)`` of those sentences of that document."""
+    def spans(
+        self, wanted: Mapping[int, Collection[int]]
+    ) -> Mapping[int, Mapping[int, tuple[int, int]]]:
+        """Character ``(start, end)`` of the sentences ``wanted[document]`` of each document,
+        all asked at once (one round trip for every candidate source of a check); sentences
+        or documents that do not exist are left out."""
         ...
 
 
@@ -110,9 +114,15 @@ class MemoryIndex:
     def document_count(self) -> int:
         return len(self._documents)
 
-    def spans(self, document: int, sentences: Collection[int]) -> dict[int, tuple[int, int]]:
-        analysis = self._documents.get(document)
-        if analysis is None:
-            return {}
-        records = analysis.sentences
-        return {i: (records[i].start, records[i].end) for i in sentences if 0 <= i < len(records)}
+    def spans(self, wanted: Mapping[int, Collection[int]]) -> dict[int, dict[int, tuple[int, int]]]:
+        found: dict[int, dict[int, tuple[int, int]]] = {}
+        for document, sentences in wanted.items():
+            analysis = self._documents.get(document)
+            if analysis is not None:
+                records = analysis.sentences
+                found[document] = {
+                    i: (records[i].start, records[i].end)
+                    for i in sentences
+                    if 0 <= i < len(records)
+                }
+        return found

@@ -235,19 +235,27 @@ class PostgresSentenceIndex:
             )
             return int(cursor.fetchone()[0])
 
-    def spans(self, document: int, sentences: Collection[int]) -> Mapping[int, tuple[int, int]]:
-        numbers = sorted(set(sentences))
-        if not numbers:
+    def spans(
+        self, wanted: Mapping[int, Collection[int]]
+    ) -> Mapping[int, Mapping[int, tuple[int, int]]]:
+        """The spans of every candidate source in one query: the documents' span arrays
+        (a query per source cost ~0.4 ms, 35 ms for the ~80 sources of a fully copied
+        10,000-character document)."""
+        if not wanted:
             return {}
         with connections[self.using].cursor() as cursor:
-            # Sentence n is element n + 1 of the arrays (SQL arrays count from 1).
             cursor.execute(
-                "SELECT n, d.sentence_starts[n + 1], d.sentence_ends[n + 1]"
-                " FROM documents_document d, unnest(%s::int[]) AS n"
-                " WHERE d.id = %s AND n >= 0 AND n < cardinality(d.sentence_starts)",
-                [numbers, document],
+                "SELECT id, sentence_starts, sentence_ends FROM documents_document"
+                " WHERE id = ANY(%s::bigint[])",
+                [sorted(wanted)],
             )
-            return {number: (start, end) for number, start, end in cursor.fetchall()}
+            rows = cursor.fetchall()
+        found: dict[int, dict[int, tuple[int, int]]] = {}
+        for document, starts, ends in rows:
+            found[document] = {
+                n: (starts[n], ends[n]) for n in wanted[document] if 0 <= n < len(starts)
+            }
+        return found
 
     # --- helpers ------------------------------------------------------------------------
 

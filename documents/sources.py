@@ -27,9 +27,11 @@ class SpanRecorder:
     def document_count(self) -> int:
         return self._index.document_count()
 
-    def spans(self, document: int, sentences: Collection[int]) -> Mapping[int, tuple[int, int]]:
-        self.documents.add(document)
-        return self._index.spans(document, sentences)
+    def spans(
+        self, wanted: Mapping[int, Collection[int]]
+    ) -> Mapping[int, Mapping[int, tuple[int, int]]]:
+        self.documents.update(wanted)
+        return self._index.spans(wanted)
 
 
 class SourceTexts:

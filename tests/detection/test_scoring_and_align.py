@@ -44,11 +44,13 @@ def test_memory_index_counts_document_frequency_and_prunes():
     assert isinstance(index, SentenceIndex)
     assert index.document_count() == 2
     assert sorted(index.postings({3}, max_df=None)) == [
-        Posting(3, 1, 0, 3), Posting(3, 1, 1, 2), Posting(3, 2, 0, 2),
+        Posting(3, 1, 0, 3),
+        Posting(3, 1, 1, 2),
+        Posting(3, 2, 0, 2),
     ]
     assert index.postings({3}, max_df=1) == []
     assert index.postings({1}, max_df=1) == [Posting(1, 1, 0, 3)]
-    assert index.spans(1, {1}) == {1: (10, 20)}
+    assert index.spans({1: {1, 99}, 404: {0}}) == {1: {1: (10, 20)}}
     index.remove(1)
     assert index.postings({3}, max_df=1) == [Posting(3, 2, 0, 2)]
     assert index.document_count() == 1
@@ -105,7 +107,10 @@ def test_align_turns_runs_into_passages_with_character_ranges():
     (alignment,) = align(1, pairs, query, spans_of(20), DEFAULT_CONFIG)
     passage = alignment.passage
     assert (passage.start, passage.end, passage.source_start, passage.source_end) == (
-        20, 50, 50, 80,
+        20,
+        50,
+        50,
+        80,
     )
     assert passage.score == pytest.approx(0.8)
     assert alignment.query_head.own == (20, 30) and alignment.query_head.partner == (50, 60)
@@ -129,9 +134,7 @@ def test_a_query_run_copied_from_two_places_keeps_the_stronger():
 
 
 @given(
-    st.lists(
-        st.tuples(st.integers(0, 30), st.integers(0, 30), st.floats(0.3, 1.0)), max_size=40
-    )
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30), st.floats(0.3, 1.0)), max_size=40)
 )
 def test_passages_stay_inside_the_documents_and_do_not_overlap_in_the_query(raw):
     query = document(*[{i} for i in range(31)]).sentences

@@ -151,7 +151,9 @@ def test_document_count_counts_indexed_documents_of_its_version(collection):
 def test_spans_come_from_the_stored_sentences(collection):
     document, analysis = make_document(collection, {1}, {2}, {3})
     index = PostgresSentenceIndex(model_version=V1)
-    assert index.spans(document.id, {0, 2, 9, -1}) == {0: (0, 5), 2: (20, 25)}
+    assert index.spans({document.id: {0, 2, 9, -1}, 10**9: {0}}) == {
+        document.id: {0: (0, 5), 2: (20, 25)}
+    }
 
 
 def test_the_posting_table_is_hash_partitioned_by_feature():
