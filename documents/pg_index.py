@@ -229,8 +229,11 @@ class PostgresSentenceIndex:
     def document_count(self) -> int:
         """Indexed documents of this model version (the population the df values count)."""
         with connections[self.using].cursor() as cursor:
+            # Kept equal to count(*) of the indexed documents by triggers (migration 0008):
+            # counting the rows took ~11 ms per check at 100k documents.
             cursor.execute(
-                "SELECT count(*) FROM documents_document WHERE indexed AND model_version = %s",
+                "SELECT coalesce(sum(n), 0) FROM documents_index_documents"
+                " WHERE model_version = %s",
                 [self.model_version],
             )
             return int(cursor.fetchone()[0])

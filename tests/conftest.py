@@ -79,7 +79,9 @@ def _empty_index_after_transactional_tests(request):
 
     django_db_blocker = request.getfixturevalue("django_db_blocker")
     with django_db_blocker.unblock(), connection.cursor() as cursor:
-        cursor.execute("TRUNCATE documents_posting, documents_feature_df")
+        cursor.execute(
+            "TRUNCATE documents_posting, documents_feature_df, documents_index_documents"
+        )
 
 
 def _database_url(settings_dict: dict) -> str:

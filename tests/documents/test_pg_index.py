@@ -333,3 +333,23 @@ def test_the_heavy_feature_cache_never_returns_a_feature_above_max_df(committed_
         heavy,
         climbing,
     }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_document_count_follows_every_way_documents_come_and_go(committed_index):
+    index = PostgresSentenceIndex(model_version=V1)
+    other = PostgresSentenceIndex(model_version="other-model")
+    made = [make_document(committed_index, {k}) for k in range(4)]
+    documents = [document for document, _ in made]
+    assert index.document_count() == 0
+    index.add_many([(document.id, analysis) for document, analysis in made[:3]])
+    assert (index.document_count(), other.document_count()) == (3, 0)
+    index.remove(documents[0].id)  # re-indexing starts with a removal
+    assert index.document_count() == 2
+    Document.objects.filter(id=documents[1].id).update(model_version="other-model")  # raw change
+    assert (index.document_count(), other.document_count()) == (1, 1)
+    Document.objects.filter(id__in=[d.id for d in documents]).delete()
+    assert (index.document_count(), other.document_count()) == (0, 0)
+    with connection.cursor() as cursor:  # what the counter replaced
+        cursor.execute("SELECT count(*) FROM documents_document WHERE indexed")
+        assert cursor.fetchone()[0] == 0
