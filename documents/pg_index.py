@@ -1,23 +1,25 @@
 """The inverted index of seed 003 (feature -> sentence postings) in PostgreSQL.
 
-Layout (migrations 0002-0005 of `documents/migrations/`):
+Layout (migrations 0002-0008 of `documents/migrations/`):
 
 - `documents_posting(feature bigint, document_id bigint, sentence int, size smallint,
   model smallint)`: one flat row per (feature, sentence), HASH-partitioned by feature into
   `POSTING_PARTITIONS` tables, with a COVERING btree `(feature) INCLUDE (model, document_id,
-  sentence, size)` (lookups are Index Only Scans) and a btree on `document_id` (removal).
+  sentence, size)` (lookups are Index Only Scans) and a BRIN index on `document_id` (removal).
   `model` is the id of the feature model in `documents_index_model`.
 - `documents_feature_df(feature bigint, df int)`, primary key `(feature) INCLUDE (df)`: in how
   many indexed documents a feature occurs. Kept in step with the postings on add/remove so the
   query can skip features too common to be evidence of copying (the detector passes `max_df`).
 - `documents_index_adds`: how many documents were ever added (the bound that lets a process
-  cache its list of heavy features, see `heavy_features`).
+  cache its list of heavy features, see `heavy_features`); `documents_index_documents`: how
+  many are indexed per model, kept by triggers (`document_count`).
+- Sentence spans: arrays on the document row (`spans`).
 
 Deleting Document rows (in any way) deletes their postings and decrements df through the
 trigger of migration 0003; `remove_many` is for re-indexing documents that stay.
 
-Postings are loaded with COPY (binary, built column-wise) and looked up in ONE round trip per
-query document (see `postings`).
+Postings are loaded with COPY (binary, built column-wise: `documents.pg_copy`) and looked up
+in ONE round trip per query document (`postings`, statement in `documents.pg_lookup`).
 The index is bound to one `model_version`: features of different models are not comparable,
 so adding an analysis of another version raises and lookups only return documents of its own.
 """
