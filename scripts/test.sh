@@ -39,7 +39,9 @@ stage() {
 run_pytest() {
     local rc=0
     # shellcheck disable=SC2086  # PYTEST_ARGS is a user-given word list
-    "$VENV/bin/python" -m pytest --durations=15 ${PYTEST_ARGS:-} "$@" 2>&1 |
+    # Property tests with fixed examples (tests/conftest.py): a run is reproducible.
+    HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" \
+        "$VENV/bin/python" -m pytest --durations=15 ${PYTEST_ARGS:-} "$@" 2>&1 |
         tee "$LOGDIR/pytest.log" || rc=$?
     # The final "N passed, M failed in Ts" line, with or without -q's missing ==== frame.
     PYTEST_SUMMARY="$(grep -E '(passed|failed|errors?|skipped|no tests ran).* in [0-9.]+s' \
