@@ -12,4 +12,4 @@ class CollectionAdmin(admin.ModelAdmin):
 class DocumentAdmin(admin.ModelAdmin):
     list_display = ["filename", "collection", "status", "progress", "similarity", "created_at"]
     list_filter = ["status"]
-    exclude = ["text"]
+    exclude = ["text", "sentence_starts", "sentence_ends"]  # large, and written by the index

@@ -74,6 +74,11 @@ _ADDS_SLOTS = 8
 _HEAVY_CHECK_SECONDS = 1.0
 
 _HEAVY: dict[tuple[str, str, str], HeavyFeatures] = {}  # per database server and name
+# The indexed-document counter (migration 0008) is append-only; every COMPACT_EVERY-th
+# add_many of a process folds its rows.
+COUNT_TABLE = "documents_index_documents"
+COMPACT_EVERY = 64
+_ADDS_SINCE_COMPACTION: dict[tuple[str, str], int] = {}
 
 
 class IndexVersionError(ValueError):
@@ -128,6 +133,7 @@ class PostgresSentenceIndex:
             self._count_adds(len(items))
             if written >= ANALYZE_AFTER_ROWS:
                 self.analyze()
+            self._compact_now_and_then()  # last: it locks counter rows until commit
         return written
 
     def remove(self, document_id: int) -> None:
@@ -153,6 +159,24 @@ class PostgresSentenceIndex:
             decrements = cursor.fetchall()
             self._decrement_df(cursor, decrements)
             self._mark_removed(ids)
+
+    def compact_document_count(self) -> None:
+        """Fold the appended rows of the indexed-document counter (migration 0008) into one
+        per model, so `document_count()` sums a few rows. Safe beside writers: they only
+        append, and rows appended after this statement's snapshot are left for next time."""
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(
+                f"WITH gone AS (DELETE FROM {COUNT_TABLE} RETURNING model_version, n)"
+                f" INSERT INTO {COUNT_TABLE} (model_version, n)"
+                " SELECT model_version, sum(n) FROM gone GROUP BY model_version"
+            )
+
+    def _compact_now_and_then(self) -> None:
+        key = (self.using, str(connections[self.using].settings_dict["NAME"]))
+        _ADDS_SINCE_COMPACTION[key] = _ADDS_SINCE_COMPACTION.get(key, 0) + 1
+        if _ADDS_SINCE_COMPACTION[key] >= COMPACT_EVERY:
+            _ADDS_SINCE_COMPACTION[key] = 0
+            self.compact_document_count()
 
     def analyze(self) -> None:
         """Refresh planner statistics after large loads."""
@@ -185,7 +209,9 @@ class PostgresSentenceIndex:
         heavy = None if max_df is None else self.heavy_features(max_df)
         sql, params = self.lookup_statement(features, max_df=max_df, heavy=heavy)
         connection.ensure_connection()
-        with lookup_cursor(connection.connection) as cursor:
+        # Django's error translation (and its broken-connection bookkeeping) around the raw
+        # psycopg cursor, as for its own cursors.
+        with connection.wrap_database_errors, lookup_cursor(connection.connection) as cursor:
             cursor.execute(sql, params, binary=True, prepare=True)
             return cursor.fetchall()
 
@@ -234,8 +260,7 @@ class PostgresSentenceIndex:
             # Kept equal to count(*) of the indexed documents by triggers (migration 0008):
             # counting the rows took ~11 ms per check at 100k documents.
             cursor.execute(
-                "SELECT coalesce(sum(n), 0) FROM documents_index_documents"
-                " WHERE model_version = %s",
+                f"SELECT coalesce(sum(n), 0) FROM {COUNT_TABLE} WHERE model_version = %s",
                 [self.model_version],
             )
             return int(cursor.fetchone()[0])
@@ -321,7 +346,7 @@ class PostgresSentenceIndex:
             return
         connection = connections[self.using]
         connection.ensure_connection()
-        with lookup_cursor(connection.connection) as cursor:
+        with connection.wrap_database_errors, lookup_cursor(connection.connection) as cursor:
             cursor.execute(
                 f"INSERT INTO {DF_TABLE} (feature, df)"
                 " SELECT * FROM unnest(%s::bigint[], %s::bigint[]::int[]) ORDER BY 1"

@@ -51,7 +51,9 @@ def archive_list(*, user: AbstractBaseUser, exclude: Collection | None = None) -
 
 
 def document_list(*, collection: Collection) -> QuerySet[Document]:
-    return collection.documents.defer("text").order_by("-created_at", "-id")
+    return collection.documents.defer("text", "sentence_starts", "sentence_ends").order_by(
+        "-created_at", "-id"
+    )
 
 
 def document_get(*, user: AbstractBaseUser, document_id: int) -> Document:

@@ -3,56 +3,51 @@
 `PostgresSentenceIndex.document_count()` (the population max_df is a fraction of) ran
 `count(*)` over the indexed documents on every check: ~11 ms at 100k documents, growing with
 the archive. Statement-level triggers on `documents_document` (INSERT, UPDATE, DELETE, with
-transition tables) now keep `documents_index_documents` equal to that count whatever changes
-the rows (the index, the ORM, the admin, raw SQL); the count is spread over `SLOTS` rows per
-model (slot = backend pid mod SLOTS) so concurrent writers rarely wait on one row, and a
-slot may go negative while the sum stays exact.
+transition tables) now append each statement's change (+k / -k per model) to
+`documents_index_documents`, whatever changes the rows (the index, the ORM, the admin, raw
+SQL); the count is the sum. Append-only on purpose: an upserted shared counter row is locked
+until commit, and taken in the middle of transactions that also lock df rows, two workers
+deadlocked on it (removal vs. indexing, re-processing vs. first ingest). The rows are folded
+together now and then by `PostgresSentenceIndex` (`compact_document_count`). TRUNCATE fires no
+DELETE trigger: a TRUNCATE trigger empties the table.
 """
 
 from django.db import migrations
 
-SLOTS = 8
-
 CREATE = [
+    # No commit may slip between the first count and the triggers.
+    "LOCK TABLE documents_document IN SHARE ROW EXCLUSIVE MODE",
     """
     CREATE TABLE documents_index_documents (
         model_version text NOT NULL,
-        slot smallint NOT NULL,
-        n bigint NOT NULL,
-        PRIMARY KEY (model_version, slot)
+        n bigint NOT NULL
     )
     """,
+    "CREATE INDEX documents_index_documents_model ON documents_index_documents (model_version)",
     """
-    INSERT INTO documents_index_documents (model_version, slot, n)
-    SELECT model_version, 0, count(*) FROM documents_document WHERE indexed
+    INSERT INTO documents_index_documents (model_version, n)
+    SELECT model_version, count(*) FROM documents_document WHERE indexed
     GROUP BY model_version
     """,
-    f"""
+    # One branch per operation: a trigger only has the transition tables of its event.
+    """
     CREATE FUNCTION documents_index_count() RETURNS trigger
     LANGUAGE plpgsql AS $$
     BEGIN
         IF TG_OP = 'INSERT' THEN
-            INSERT INTO documents_index_documents (model_version, slot, n)
-            SELECT model_version, pg_backend_pid() % {SLOTS}, count(*) FROM new_rows
-            WHERE indexed GROUP BY model_version
-            ON CONFLICT (model_version, slot)
-            DO UPDATE SET n = documents_index_documents.n + EXCLUDED.n;
+            INSERT INTO documents_index_documents (model_version, n)
+            SELECT model_version, count(*) FROM new_rows WHERE indexed GROUP BY model_version;
         ELSIF TG_OP = 'DELETE' THEN
-            INSERT INTO documents_index_documents (model_version, slot, n)
-            SELECT model_version, pg_backend_pid() % {SLOTS}, -count(*) FROM old_rows
-            WHERE indexed GROUP BY model_version
-            ON CONFLICT (model_version, slot)
-            DO UPDATE SET n = documents_index_documents.n + EXCLUDED.n;
+            INSERT INTO documents_index_documents (model_version, n)
+            SELECT model_version, -count(*) FROM old_rows WHERE indexed GROUP BY model_version;
         ELSE
-            INSERT INTO documents_index_documents (model_version, slot, n)
-            SELECT model_version, pg_backend_pid() % {SLOTS}, sum(delta) FROM (
+            INSERT INTO documents_index_documents (model_version, n)
+            SELECT model_version, sum(delta) FROM (
                 SELECT model_version, 1 AS delta FROM new_rows WHERE indexed
                 UNION ALL
                 SELECT model_version, -1 FROM old_rows WHERE indexed
             ) AS changes
-            GROUP BY model_version HAVING sum(delta) <> 0
-            ON CONFLICT (model_version, slot)
-            DO UPDATE SET n = documents_index_documents.n + EXCLUDED.n;
+            GROUP BY model_version HAVING sum(delta) <> 0;
         END IF;
         RETURN NULL;
     END

@@ -346,6 +346,11 @@ def test_document_count_follows_every_way_documents_come_and_go(committed_index)
     assert (index.document_count(), other.document_count()) == (3, 0)
     index.remove(documents[0].id)  # re-indexing starts with a removal
     assert index.document_count() == 2
+    index.compact_document_count()  # the appended changes folded into one row per model
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT model_version, n FROM documents_index_documents")
+        assert cursor.fetchall() == [(V1, 2)]
+    assert index.document_count() == 2
     Document.objects.filter(id=documents[1].id).update(model_version="other-model")  # raw change
     assert (index.document_count(), other.document_count()) == (1, 1)
     Document.objects.filter(id__in=[d.id for d in documents]).delete()
