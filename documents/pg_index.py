@@ -1,11 +1,12 @@
 """The inverted index of seed 003 (feature -> sentence postings) in PostgreSQL.
 
-Layout (migrations 0002-0008 of `documents/migrations/`):
+Layout (migrations 0002-0010 of `documents/migrations/`):
 
 - `documents_posting(feature bigint, document_id bigint, sentence int, size smallint,
   model smallint)`: one flat row per (feature, sentence), HASH-partitioned by feature into
   `POSTING_PARTITIONS` tables, with a COVERING btree `(feature) INCLUDE (model, document_id,
-  sentence, size)` (lookups are Index Only Scans) and a BRIN index on `document_id` (removal).
+  sentence, size)` (lookups are Index Only Scans) and a BRIN (minmax-multi) index on
+  `document_id` (removal).
   `model` is the id of the feature model in `documents_index_model`.
 - `documents_feature_df(feature bigint, df int)`, primary key `(feature) INCLUDE (df)`: in how
   many indexed documents a feature occurs. Kept in step with the postings on add/remove so the
