@@ -64,18 +64,13 @@ def documents_load(
             " sentence_starts, sentence_ends, created_at, updated_at) FROM STDIN"
         ) as copy:
             for document_id, text, analysis in items:
-                starts = _array([s.start for s in analysis.sentences])
-                ends = _array([s.end for s in analysis.sentences])
+                starts = [s.start for s in analysis.sentences]
+                ends = [s.end for s in analysis.sentences]
                 copy.write_row(
                     (document_id, "", f"bench-{document_id}.txt", "", len(text.encode()),
                      "0" * 64, text, analysis.language, "done", "", 100,
                      analysis.model_version, False, collection_id, starts, ends, "now", "now")
                 )  # fmt: skip
-
-
-def _array(values: list[int]) -> str:
-    """An int[] in COPY's text form."""
-    return "{" + ",".join(map(str, values)) + "}"
 
 
 def documents_delete(alias: str, ids: Sequence[int]) -> None:

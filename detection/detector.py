@@ -89,7 +89,7 @@ def detect_alignments(
     spans = index.spans(wanted) if wanted else {}
     alignments: list[Alignment] = []
     for document, pairs in by_document.items():
-        found = dict(spans.get(document, {}))
+        found = spans.get(document, {})
         alignments.extend(align(document, pairs, analysis.sentences, found, config))
     return alignments
 

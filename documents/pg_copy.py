@@ -25,16 +25,16 @@ _POSTING_ROW = np.dtype(
 )  # fmt: skip
 
 
-class _Sentence(Protocol):
+class SentenceLike(Protocol):
     index: int
     features: Sequence[int]
 
 
-class _Analysis(Protocol):
+class AnalysisLike(Protocol):
     model_version: str
 
     @property
-    def sentences(self) -> Sequence[_Sentence]: ...
+    def sentences(self) -> Sequence[SentenceLike]: ...
 
 
 class PostingColumns(NamedTuple):
@@ -46,7 +46,7 @@ class PostingColumns(NamedTuple):
     sizes: np.ndarray
 
 
-def posting_columns(items: Sequence[tuple[int, _Analysis]]) -> PostingColumns:
+def posting_columns(items: Sequence[tuple[int, AnalysisLike]]) -> PostingColumns:
     """Flatten documents' sentences into posting columns, without a Python object per posting,
     sorted by feature: each partition's btree then takes the batch's inserts in key order
     (each leaf page visited once per batch, not once per posting)."""

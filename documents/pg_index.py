@@ -39,8 +39,8 @@ from detection import PostingRow
 from documents.pg_copy import (
     COPY_SIGNATURE,
     COPY_TRAILER,
+    AnalysisLike,
     PostingColumns,
-    _Analysis,
     copy_rows,
     df_increments,
     posting_columns,
@@ -112,11 +112,11 @@ class PostgresSentenceIndex:
 
     # --- writes -------------------------------------------------------------------------
 
-    def add(self, document_id: int, analysis: _Analysis) -> int:
+    def add(self, document_id: int, analysis: AnalysisLike) -> int:
         """Index one document's sentences; returns the number of postings written."""
         return self.add_many([(document_id, analysis)])
 
-    def add_many(self, items: Iterable[tuple[int, _Analysis]]) -> int:
+    def add_many(self, items: Iterable[tuple[int, AnalysisLike]]) -> int:
         """Bulk-load documents with COPY and bump the document frequency of their features.
 
         The caller must have removed earlier postings of these documents (see `remove_many`).
@@ -290,7 +290,7 @@ class PostgresSentenceIndex:
 
     # --- helpers ------------------------------------------------------------------------
 
-    def _check_version(self, document_id: int, analysis: _Analysis) -> None:
+    def _check_version(self, document_id: int, analysis: AnalysisLike) -> None:
         if analysis.model_version != self.model_version:
             raise IndexVersionError(
                 f"Document {document_id} was analysed with model {analysis.model_version!r} but "
@@ -306,7 +306,7 @@ class PostgresSentenceIndex:
             return "", {}
         return SCOPE_COLLECTIONS, {"collections": self._collections}
 
-    def _copy_postings(self, items: list[tuple[int, _Analysis]]) -> PostingColumns:
+    def _copy_postings(self, items: list[tuple[int, AnalysisLike]]) -> PostingColumns:
         """COPY the documents' postings; returns them as columns (for the df increments)."""
         columns = posting_columns(items)
         with connections[self.using].cursor() as cursor:
