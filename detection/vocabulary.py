@@ -11,6 +11,7 @@ the per-chain Python loop cost as much as tokenising.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Sequence
 from functools import cache
@@ -18,7 +19,7 @@ from itertools import chain, repeat
 
 import numpy as np
 
-from detection.features import FeatureModel, _word_hash
+from detection.features import FeatureModel
 
 __all__ = ["document_features"]
 
@@ -41,32 +42,66 @@ class _Vocabulary:
         self.hashes = np.zeros(4096, dtype=np.uint64)
         self.flags = np.zeros(4096, dtype=np.uint8)
 
-    def _add(self, word: str) -> int:
-        number = len(self.ids)
-        if number >= len(self.hashes):
-            self.hashes = np.concatenate([self.hashes, np.zeros_like(self.hashes)])
-            self.flags = np.concatenate([self.flags, np.zeros_like(self.flags)])
-        model = self.model
-        self.hashes[number] = _word_hash(word, model.key)
-        self.flags[number] = (
-            (_SKIP if word in model.skip else 0)
-            | (_ANTECEDENT if word in model.antecedents else 0)
+    def _reserve(self, count: int) -> None:
+        """Room for ``count`` words; arrays are replaced, never resized in place, so a reader
+        holding the old ones still sees every id it was given."""
+        if count > len(self.hashes):
+            size = max(count, 2 * len(self.hashes))
+            hashes = np.zeros(size, dtype=np.uint64)
+            flags = np.zeros(size, dtype=np.uint8)
+            hashes[: len(self.hashes)] = self.hashes
+            flags[: len(self.flags)] = self.flags
+            self.hashes, self.flags = hashes, flags
+
+    def _flags(self, words: Sequence[str]) -> list[int]:
+        skip, antecedents = self.model.skip, self.model.antecedents
+        return [
+            (_SKIP if word in skip else 0)
+            | (_ANTECEDENT if word in antecedents else 0)
             | (_HAN if _is_han(word) else 0)
-        )
-        self.ids[word] = number
-        return number
+            for word in words
+        ]
+
+    def _add(self, words: Sequence[str]) -> None:
+        """Give ``words`` (distinct, not yet known; caller holds the lock) the next ids.
+
+        Hashes and flags are written before the words enter ``ids``: a thread that finds a
+        word in ``ids`` without the lock must find its hash in the arrays.
+        """
+        start = len(self.ids)
+        stop = start + len(words)
+        self._reserve(stop)
+        self.hashes[start:stop] = _word_hashes(words, self.model.key)
+        self.flags[start:stop] = self._flags(words)
+        self.ids.update(zip(words, range(start, stop), strict=True))
 
     def lookup(self, words: Sequence[str]) -> np.ndarray:
         # -1 for new words: one C-level pass, no None checks over a Python list.
         ids = np.fromiter(map(self.ids.get, words, repeat(-1)), dtype=np.int64, count=len(words))
         new = np.flatnonzero(ids < 0)
         if len(new):
+            missing = [words[i] for i in new.tolist()]
             with self.lock:  # new words: one thread at a time assigns ids
-                get = self.ids.get
-                for i in new.tolist():
-                    found = get(words[i])
-                    ids[i] = self._add(words[i]) if found is None else found
+                known = self.ids
+                # Another thread may have added some since the unlocked pass.
+                self._add([word for word in dict.fromkeys(missing) if word not in known])
+                ids[new] = [known[word] for word in missing]
         return ids
+
+
+def _word_hashes(words: Sequence[str], key: bytes) -> np.ndarray:
+    """:func:`detection.features._word_hash` of every word, as one array.
+
+    Copying a hasher that has already absorbed the key spares one blake2b block per word (the
+    key block); the 8-byte digests are big-endian like ``int.from_bytes(digest, "big")``.
+    """
+    keyed = hashlib.blake2b(digest_size=8, key=key)
+    digests = []
+    for word in words:
+        hasher = keyed.copy()
+        hasher.update(word.encode("utf-8"))
+        digests.append(hasher.digest())
+    return np.frombuffer(b"".join(digests), dtype=">u8").astype(np.uint64)
 
 
 _vocabularies: dict[FeatureModel, _Vocabulary] = {}
