@@ -8,7 +8,7 @@ Helpers for building other methods on the same text layer: :func:`detection.norm
 from detection.config import DEFAULT_CONFIG, DetectorConfig
 from detection.detector import analyze, compare, coverage, detect
 from detection.errors import DetectionError
-from detection.index import MemoryIndex, Posting, PostingRow, SentenceIndex
+from detection.index import MemoryIndex, Posting, Postings, SentenceIndex, pack_refs, unpack_refs
 from detection.model import DocumentAnalysis, Passage, SentenceRecord
 
 __all__ = [
@@ -19,11 +19,13 @@ __all__ = [
     "MemoryIndex",
     "Passage",
     "Posting",
-    "PostingRow",
+    "Postings",
     "SentenceIndex",
     "SentenceRecord",
     "analyze",
     "compare",
     "coverage",
     "detect",
+    "pack_refs",
+    "unpack_refs",
 ]

@@ -3,24 +3,44 @@
 :class:`SentenceIndex` is the protocol detection reads through; :class:`MemoryIndex` is the
 in-memory implementation (tests, the CLI, PAN evaluation).  The PostgreSQL implementation lives
 in the Django app (``documents/pg_index.py``) and answers ``postings`` in one round trip.
+
+A posting's sentence is one int64, its *reference* (:func:`pack_refs`): the document id, the
+sentence number and the sentence's feature count in fixed bit fields.  Lookups hand postings
+over as two int64 arrays (:class:`Postings`), not a Python object per posting: a worst-case
+10,000-character query gets ~5,000 of them, and the index stores and sends the reference as
+one column instead of three (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import NamedTuple, Protocol, runtime_checkable
+
+import numpy as np
 
 from detection.errors import DetectionError
 from detection.model import DocumentAnalysis
 
-__all__ = ["Posting", "PostingRow", "SentenceIndex", "MemoryIndex"]
+__all__ = [
+    "Posting", "Postings", "SentenceIndex", "MemoryIndex", "pack_refs", "unpack_refs",
+    "MAX_DOCUMENT_ID", "MAX_SENTENCES", "MAX_SIZE",
+]  # fmt: skip
+
+# The reference's bit fields, high to low: document 31 bits, sentence 20, size 12 (63 bits:
+# references are non-negative int64, so their order is (document, sentence) order).
+_SENTENCE_SHIFT, _DOCUMENT_SHIFT = 12, 32
+MAX_SIZE = (1 << _SENTENCE_SHIFT) - 1  # larger feature counts are stored as this
+MAX_SENTENCES = 1 << (_DOCUMENT_SHIFT - _SENTENCE_SHIFT)  # per document
+MAX_DOCUMENT_ID = (1 << 31) - 1
 
 
 class Posting(NamedTuple):
     """One occurrence of a feature: in sentence ``sentence`` of ``document``.
 
-    ``size`` is the number of features of that sentence (the denominator of the similarity).
+    ``size`` is the number of features of that sentence (the denominator of the similarity),
+    at most :data:`MAX_SIZE` (a sentence of ``max_sentence_chars`` characters has far fewer).
     """
 
     feature: int
@@ -29,19 +49,69 @@ class Posting(NamedTuple):
     size: int
 
 
-# What ``postings`` yields: a Posting or a plain tuple in Posting's field order. A database
-# index hands its rows over as they come (no object per posting: ~1 ms of a 5,000-posting
-# lookup); readers unpack by position.
-PostingRow = tuple[int, int, int, int]
+def pack_refs(documents: np.ndarray, sentences: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The int64 references of postings (arrays of equal length); sizes above
+    :data:`MAX_SIZE` are stored as MAX_SIZE. Raises DetectionError for a document id or a
+    sentence number the fields cannot hold."""
+    documents, sentences = np.asarray(documents, np.int64), np.asarray(sentences, np.int64)
+    if len(documents) and (documents.min() < 0 or documents.max() > MAX_DOCUMENT_ID):
+        raise DetectionError(f"document ids must lie in 0..{MAX_DOCUMENT_ID} to be indexed")
+    if len(sentences) and (sentences.min() < 0 or sentences.max() >= MAX_SENTENCES):
+        raise DetectionError(
+            f"a document with more than {MAX_SENTENCES:,} sentences cannot be indexed "
+            f"(sentence {int(sentences.max()):,}); split it into parts"
+        )
+    sizes = np.clip(np.asarray(sizes, np.int64), 0, MAX_SIZE)
+    return (documents << _DOCUMENT_SHIFT) | (sentences << _SENTENCE_SHIFT) | sizes
+
+
+def unpack_refs(refs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(documents, sentences, sizes) of references made by :func:`pack_refs`."""
+    refs = np.asarray(refs, np.int64)
+    return (
+        refs >> _DOCUMENT_SHIFT,
+        (refs >> _SENTENCE_SHIFT) & (MAX_SENTENCES - 1),
+        refs & MAX_SIZE,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Postings:
+    """What ``SentenceIndex.postings`` returns: one element per posting in two int64 arrays,
+    the feature and the sentence reference (:func:`pack_refs`). Iterating yields
+    :class:`Posting` objects (for tests and small callers; detection reads the arrays)."""
+
+    features: np.ndarray
+    refs: np.ndarray
+
+    @classmethod
+    def empty(cls) -> Postings:
+        return cls(np.empty(0, np.int64), np.empty(0, np.int64))
+
+    @classmethod
+    def of(cls, postings: Iterable[Posting]) -> Postings:
+        rows = list(postings)
+        if not rows:
+            return cls.empty()
+        columns = (np.array(c, np.int64) for c in zip(*rows, strict=True))
+        features, documents, sentences, sizes = columns
+        return cls(features, pack_refs(documents, sentences, sizes))
+
+    def __len__(self) -> int:
+        return len(self.features)
+
+    def __iter__(self) -> Iterator[Posting]:
+        documents, sentences, sizes = unpack_refs(self.refs)
+        columns = (self.features, documents, sentences, sizes)
+        return (Posting(*row) for row in zip(*(c.tolist() for c in columns), strict=True))
 
 
 @runtime_checkable
 class SentenceIndex(Protocol):
     """What :func:`detection.detect` needs from an index."""
 
-    def postings(self, features: Collection[int], *, max_df: int | None) -> Iterable[PostingRow]:
-        """All postings of ``features`` whose document frequency is at most ``max_df``, as
-        ``(feature, document, sentence, size)`` rows (:class:`Posting`'s field order)."""
+    def postings(self, features: Collection[int], *, max_df: int | None) -> Postings:
+        """All postings of ``features`` whose document frequency is at most ``max_df``."""
         ...
 
     def document_count(self) -> int:
@@ -102,14 +172,14 @@ class MemoryIndex:
                 del self._postings[feature]
                 del self._df[feature]
 
-    def postings(self, features: Collection[int], *, max_df: int | None) -> list[Posting]:
+    def postings(self, features: Collection[int], *, max_df: int | None) -> Postings:
         result: list[Posting] = []
         for feature in features:
             entries = self._postings.get(feature)
             if not entries or (max_df is not None and self._df[feature] > max_df):
                 continue
             result.extend(Posting(feature, d, s, size) for d, s, size in entries)
-        return result
+        return Postings.of(result)
 
     def document_count(self) -> int:
         return len(self._documents)

@@ -14,15 +14,17 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
+from detection import pack_refs
+
 COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags, header extension
 COPY_TRAILER = b"\xff\xff"
-_SMALLINT_MAX = 32_767
 
+# COPY documents_posting (feature, model, ref): a row is 3 fields of (length, value).
 _POSTING_ROW = np.dtype(
-    [("fields", ">i2"), ("feature_len", ">i4"), ("feature", ">i8"), ("document_len", ">i4"),
-     ("document", ">i8"), ("sentence_len", ">i4"), ("sentence", ">i4"), ("size_len", ">i4"),
-     ("size", ">i2"), ("model_len", ">i4"), ("model", ">i2")]
+    [("fields", ">i2"), ("feature_len", ">i4"), ("feature", ">i8"), ("model_len", ">i4"),
+     ("model", ">i2"), ("ref_len", ">i4"), ("ref", ">i8")]
 )  # fmt: skip
+COPY_COLUMNS = "(feature, model, ref)"
 
 
 class SentenceLike(Protocol):
@@ -38,12 +40,12 @@ class AnalysisLike(Protocol):
 
 
 class PostingColumns(NamedTuple):
-    """The postings of some documents as parallel int64 arrays (one element per posting)."""
+    """The postings of some documents as parallel int64 arrays (one element per posting):
+    the feature, the document, and the sentence reference (`detection.pack_refs`)."""
 
     features: np.ndarray
     documents: np.ndarray
-    sentences: np.ndarray
-    sizes: np.ndarray
+    refs: np.ndarray
 
 
 def posting_columns(items: Sequence[tuple[int, AnalysisLike]]) -> PostingColumns:
@@ -51,32 +53,28 @@ def posting_columns(items: Sequence[tuple[int, AnalysisLike]]) -> PostingColumns
     sorted by feature: each partition's btree then takes the batch's inserts in key order
     (each leaf page visited once per batch, not once per posting)."""
     sentences = [(document, s) for document, analysis in items for s in analysis.sentences]
-    lengths = np.fromiter((len(s.features) for _, s in sentences), np.int64, len(sentences))
+    count = len(sentences)
+    lengths = np.fromiter((len(s.features) for _, s in sentences), np.int64, count)
     total = int(lengths.sum())
     features = np.fromiter(chain.from_iterable(s.features for _, s in sentences), np.int64, total)
-    per_sentence = [
-        np.fromiter((d for d, _ in sentences), np.int64, len(sentences)),
-        np.fromiter((s.index for _, s in sentences), np.int64, len(sentences)),
-        np.minimum(lengths, _SMALLINT_MAX),
-    ]
-    documents, numbers, sizes = (np.repeat(column, lengths) for column in per_sentence)
+    documents = np.fromiter((d for d, _ in sentences), np.int64, count)
+    numbers = np.fromiter((s.index for _, s in sentences), np.int64, count)
+    refs = pack_refs(documents, numbers, lengths)  # raises for what the fields cannot hold
     order = np.argsort(features, kind="stable")
-    return PostingColumns(features[order], documents[order], numbers[order], sizes[order])
+    expand = np.repeat(np.arange(count), lengths)[order]
+    return PostingColumns(features[order], documents[expand], refs[expand])
 
 
 def copy_rows(columns: PostingColumns, model: int) -> bytes:
     """The rows of a binary COPY (without signature and trailer) of `columns`, feature model
     id `model`."""
     rows = np.empty(len(columns.features), dtype=_POSTING_ROW)
-    rows["fields"] = 5
-    rows["feature_len"] = rows["document_len"] = 8
-    rows["sentence_len"] = 4
-    rows["size_len"] = rows["model_len"] = 2
+    rows["fields"] = 3
+    rows["feature_len"] = rows["ref_len"] = 8
+    rows["model_len"] = 2
     rows["model"] = model
     rows["feature"] = columns.features
-    rows["document"] = columns.documents
-    rows["sentence"] = columns.sentences
-    rows["size"] = columns.sizes
+    rows["ref"] = columns.refs
     return rows.tobytes()
 
 

@@ -2,13 +2,14 @@
 
 Layout (migrations 0002-0010 of `documents/migrations/`):
 
-- `documents_posting(feature bigint, document_id bigint, sentence int, size smallint,
-  model smallint)`: one flat row per (feature, sentence), HASH-partitioned by feature into
-  `POSTING_PARTITIONS` tables, with a COVERING btree `(feature) INCLUDE (model, document_id,
-  sentence, size)` (lookups are Index Only Scans) and a BRIN (minmax-multi) index on
-  `document_id` (removal).
-  `model` is the id of the feature model in `documents_index_model`.
-- `documents_feature_df(feature bigint, df int)`, primary key `(feature) INCLUDE (df)`: in how
+- `documents_posting(feature bigint, model smallint, ref bigint)`: one flat row per
+  (feature, sentence), HASH-partitioned by feature into `POSTING_PARTITIONS` tables, with a
+  COVERING btree `(feature) INCLUDE (model, ref)` (lookups are Index Only Scans) and a BRIN
+  (minmax-multi) index on `ref` (removal: a document's postings are the ref range
+  `[id << 32, (id + 1) << 32)`). `ref` packs document, sentence and the sentence's feature
+  count (`detection.pack_refs`, migration 0011); `model` is the id of the feature model in
+  `documents_index_model`.
+- `documents_feature_df(feature bigint primary key, df int)`: in how
   many indexed documents a feature occurs. Kept in step with the postings on add/remove so the
   query can skip features too common to be evidence of copying (the detector passes `max_df`).
 - `documents_index_adds`: how many documents were ever added (the bound that lets a process
@@ -35,8 +36,9 @@ import numpy as np
 from django.db import connections, transaction
 from django.db.backends.utils import CursorWrapper
 
-from detection import PostingRow
+from detection import Postings
 from documents.pg_copy import (
+    COPY_COLUMNS,
     COPY_SIGNATURE,
     COPY_TRAILER,
     AnalysisLike,
@@ -146,11 +148,13 @@ class PostgresSentenceIndex:
         if not ids:
             return
         with transaction.atomic(using=self.using), connections[self.using].cursor() as cursor:
+            # Each document is its range of refs (the BRIN index finds the blocks).
             cursor.execute(
                 f"""
                 WITH gone AS (
-                    DELETE FROM {POSTING_TABLE} WHERE document_id = ANY(%s::bigint[])
-                    RETURNING document_id, feature
+                    DELETE FROM {POSTING_TABLE} p USING unnest(%s::bigint[]) AS g(id)
+                    WHERE p.ref >= g.id << 32 AND p.ref < (g.id + 1) << 32
+                    RETURNING p.ref >> 32 AS document_id, p.feature
                 )
                 SELECT feature, count(DISTINCT document_id) FROM gone
                 GROUP BY feature ORDER BY feature
@@ -198,14 +202,14 @@ class PostgresSentenceIndex:
 
     # --- the SentenceIndex protocol -----------------------------------------------------
 
-    def postings(self, features: Collection[int], *, max_df: int | None) -> list[PostingRow]:
+    def postings(self, features: Collection[int], *, max_df: int | None) -> Postings:
         """All postings of `features` with document frequency <= max_df, in one statement
         (`documents.pg_lookup`: routed to the hash partitions in the client, df probed only
         for the heavy features, Index Only Scans of the covering btrees, prepared once per
-        connection), as psycopg's rows: (feature, document, sentence, size) tuples, decoded
-        from binary in C, no Python object per posting beyond them."""
+        connection), as two numpy arrays (features and sentence references) decoded from one
+        binary row, no Python object per posting."""
         if not len(features):
-            return []
+            return Postings.empty()
         connection = connections[self.using]
         heavy = None if max_df is None else self.heavy_features(max_df)
         sql, params = self.lookup_statement(features, max_df=max_df, heavy=heavy)
@@ -214,7 +218,10 @@ class PostgresSentenceIndex:
         # psycopg cursor, as for its own cursors.
         with connection.wrap_database_errors, lookup_cursor(connection.connection) as cursor:
             cursor.execute(sql, params, binary=True, prepare=True)
-            return cursor.fetchall()
+            row = cursor.fetchone()
+        if row is None or row[0] is None:  # array_agg of no rows
+            return Postings.empty()
+        return Postings(row[0], row[1])
 
     def lookup_statement(
         self, features: Collection[int], *, max_df: int | None, heavy: HeavyFeatures | None = None
@@ -312,8 +319,7 @@ class PostgresSentenceIndex:
         with connections[self.using].cursor() as cursor:
             model = self._model_id(cursor)
             with cursor.copy(
-                f"COPY {POSTING_TABLE} (feature, document_id, sentence, size, model)"
-                " FROM STDIN (FORMAT BINARY)"
+                f"COPY {POSTING_TABLE} {COPY_COLUMNS} FROM STDIN (FORMAT BINARY)"
             ) as copy:
                 copy.write(COPY_SIGNATURE + copy_rows(columns, model) + COPY_TRAILER)
         return columns

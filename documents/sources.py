@@ -7,9 +7,9 @@ text asked for loads all of them at once.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Mapping
 
-from detection import PostingRow, SentenceIndex
+from detection import Postings, SentenceIndex
 from documents.models import Document
 
 
@@ -21,7 +21,7 @@ class SpanRecorder:
         self._index = index
         self.documents: set[int] = set()
 
-    def postings(self, features: Collection[int], *, max_df: int | None) -> Iterable[PostingRow]:
+    def postings(self, features: Collection[int], *, max_df: int | None) -> Postings:
         return self._index.postings(features, max_df=max_df)
 
     def document_count(self) -> int:

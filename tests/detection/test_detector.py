@@ -43,7 +43,8 @@ ENGLISH = (
 def test_the_public_api_is_exactly_the_contract():
     assert set(detection.__all__) == {
         "DetectorConfig", "DEFAULT_CONFIG", "analyze", "detect", "compare", "coverage",
-        "DocumentAnalysis", "SentenceRecord", "Posting", "PostingRow", "SentenceIndex",
+        "DocumentAnalysis", "SentenceRecord", "Posting", "Postings", "SentenceIndex",
+        "pack_refs", "unpack_refs",
         "MemoryIndex",
         "Passage", "DetectionError",
     }

@@ -1,6 +1,7 @@
 """Copy detection through the index (scoring) and sequence matching (align)."""
 
 import dataclasses
+from collections import Counter, defaultdict
 
 import pytest
 from hypothesis import given
@@ -17,6 +18,7 @@ from detection import (
 )
 from detection.align import align, cluster_pairs, split_at_source_gaps
 from detection.features import feature_model
+from detection.index import MAX_DOCUMENT_ID, MAX_SENTENCES, MAX_SIZE, pack_refs, unpack_refs
 from detection.scoring import SentencePair, copied_pairs, similarity
 
 VERSION = feature_model(DEFAULT_CONFIG).version
@@ -48,11 +50,11 @@ def test_memory_index_counts_document_frequency_and_prunes():
         Posting(3, 1, 1, 2),
         Posting(3, 2, 0, 2),
     ]
-    assert index.postings({3}, max_df=1) == []
-    assert index.postings({1}, max_df=1) == [Posting(1, 1, 0, 3)]
+    assert list(index.postings({3}, max_df=1)) == []
+    assert list(index.postings({1}, max_df=1)) == [Posting(1, 1, 0, 3)]
     assert index.spans({1: {1, 99}, 404: {0}}) == {1: {1: (10, 20)}}
     index.remove(1)
-    assert index.postings({3}, max_df=1) == [Posting(3, 2, 0, 2)]
+    assert list(index.postings({3}, max_df=1)) == [Posting(3, 2, 0, 2)]
     assert index.document_count() == 1
 
 
@@ -163,3 +165,72 @@ def test_a_sentence_always_pairs_with_its_identical_copy(features, noise):
     index.add(3, document(features, {noise + 100, noise + 101}))
     pairs = copied_pairs(document(features), index, config=DEFAULT_CONFIG)
     assert SentencePair(3, 0, 0, 1.0) in pairs
+
+
+def test_references_round_trip_and_refuse_what_their_fields_cannot_hold():
+    documents, sentences = [0, 5, MAX_DOCUMENT_ID], [0, MAX_SENTENCES - 1, 17]
+    refs = pack_refs(documents, sentences, [1, MAX_SIZE + 100, 3])
+    assert [r.tolist() for r in unpack_refs(refs)] == [documents, sentences, [1, MAX_SIZE, 3]]
+    assert (refs >= 0).all() and refs.tolist() == sorted(refs.tolist())  # by document, sentence
+    with pytest.raises(DetectionError, match="document ids"):
+        pack_refs([MAX_DOCUMENT_ID + 1], [0], [1])
+    with pytest.raises(DetectionError, match="sentences cannot be indexed"):
+        pack_refs([1], [MAX_SENTENCES], [1])
+
+
+def reference_pairs(analysis, index, exclude, config):
+    """copied_pairs as the definition reads: per query sentence, count the shared features of
+    every source sentence, keep the pairs that score."""
+    features = {f for sentence in analysis.sentences for f in sentence.features}
+    by_feature = defaultdict(list)
+    max_df = config.max_df(index.document_count())
+    for feature, doc, source, size in index.postings(features, max_df=max_df):
+        if doc not in exclude:
+            by_feature[feature].append((doc, source, size))
+    pairs = []
+    for sentence in analysis.sentences:
+        counts = Counter()
+        for feature in sentence.features:
+            counts.update(by_feature.get(feature, ()))
+        size = len(sentence.features)
+        for (doc, source, source_size), shared in counts.items():
+            if not (shared >= config.min_shared or shared == size == source_size):
+                continue
+            score = similarity(shared, size, source_size, config.similarity)
+            smaller = min(size, source_size)
+            if score < config.sentence_threshold:
+                if smaller < config.containment_min_features:
+                    continue
+                if shared / smaller < config.containment_threshold:
+                    continue
+                score = config.sentence_threshold
+            pairs.append(SentencePair(doc, sentence.index, source, score))
+    return sorted(pairs, key=lambda p: (p.query, p.document, p.source))
+
+
+feature_sets = st.lists(st.sets(st.integers(0, 30), max_size=9), min_size=1, max_size=6)
+
+
+@given(
+    st.lists(feature_sets, min_size=1, max_size=4),
+    feature_sets,
+    st.sampled_from(["overlap", "jaccard", "containment"]),
+    st.sampled_from([0.2, 0.25, 0.5, 1.0]),
+    st.integers(1, 3),
+    st.booleans(),
+)
+def test_copied_pairs_agree_with_the_per_sentence_definition(
+    sources, query, measure, threshold, min_shared, exclude_first
+):
+    config = dataclasses.replace(
+        DEFAULT_CONFIG, similarity=measure, sentence_threshold=threshold, min_shared=min_shared,
+        containment_min_features=3, max_df_floor=2, max_df_fraction=0.0,
+    )  # fmt: skip
+    index = MemoryIndex()
+    for number, sets in enumerate(sources):
+        index.add(number + 1, document(*sets))
+    exclude = {1} if exclude_first else set()
+    analysis = document(*query)
+    assert copied_pairs(analysis, index, exclude=exclude, config=config) == reference_pairs(
+        analysis, index, exclude, config
+    )

@@ -1,9 +1,11 @@
 """PostgresSentenceIndex on the real PostgreSQL: COPY round trip, df, removal, scope, versions."""
 
+import numpy as np
 import pytest
 from django.db import connection
 
-from detection import DocumentAnalysis, Posting, SentenceRecord
+from detection import DetectionError, DocumentAnalysis, Posting, SentenceRecord
+from detection.index import MAX_SENTENCES, MAX_SIZE, unpack_refs
 from documents.models import Collection, Document
 from documents.pg_index import IndexVersionError, PostgresSentenceIndex
 
@@ -40,7 +42,7 @@ def df_of(feature):
 def posting_count(document_id):
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*) FROM documents_posting WHERE document_id = %s", [document_id]
+            "SELECT count(*) FROM documents_posting WHERE ref >> 32 = %s", [document_id]
         )
         return cursor.fetchone()[0]
 
@@ -94,7 +96,7 @@ def test_remove_deletes_postings_and_decrements_df(collection):
     assert posting_count(first.id) == 0
     assert df_of(7) == 1
     assert df_of(8) is None
-    assert index.postings({7, 8}, max_df=None) == [Posting(7, second.id, 0, 1)]
+    assert list(index.postings({7, 8}, max_df=None)) == [Posting(7, second.id, 0, 1)]
     first.refresh_from_db()
     assert first.indexed is False
 
@@ -216,7 +218,7 @@ def test_deleting_documents_in_any_way_removes_their_postings(owner):
     doomed.delete()  # a cascade, as the admin would do it
     assert posting_count(first.id) == posting_count(second.id) == 0
     assert (df_of(7), df_of(8)) == (1, None)
-    assert index.postings({7, 8}, max_df=None) == [Posting(7, third.id, 0, 1)]
+    assert list(index.postings({7, 8}, max_df=None)) == [Posting(7, third.id, 0, 1)]
 
 
 def test_an_index_scoped_to_collections_only_sees_their_documents(owner):
@@ -247,15 +249,24 @@ def test_two_loads_in_one_transaction_count_df_once_per_document(collection):
     assert posting_count(first.id) == 4 and posting_count(second.id) == 2
 
 
-def test_postings_keep_sentence_numbers_and_sizes_past_the_smallint_range(collection):
-    features = set(range(1, 40_001))
+def test_postings_keep_sentence_numbers_and_cap_sizes_at_the_reference_field(collection):
+    features = set(range(1, 5_001))
     document, analysis = make_document(collection, {5}, features)
     index = PostgresSentenceIndex(model_version=V1)
-    assert index.add(document.id, analysis) == 40_001
-    found = index.postings({5, 40_000}, max_df=None)
-    assert sorted(found) == [Posting(5, document.id, 0, 1), Posting(5, document.id, 1, 32_767),
-                             Posting(40_000, document.id, 1, 32_767)]  # fmt: skip
-    assert all(type(value) is int for row in found for value in row)  # decoded, not text
+    assert index.add(document.id, analysis) == 5_001
+    found = index.postings({5, 5_000}, max_df=None)
+    assert sorted(found) == [Posting(5, document.id, 0, 1), Posting(5, document.id, 1, MAX_SIZE),
+                             Posting(5_000, document.id, 1, MAX_SIZE)]  # fmt: skip
+    assert found.features.dtype == found.refs.dtype == np.int64  # decoded, not text
+
+
+def test_a_document_with_more_sentences_than_a_reference_holds_is_refused(collection):
+    document, _ = make_document(collection, {5})
+    records = tuple(SentenceRecord(n, n, n + 1, (n + 1,)) for n in range(MAX_SENTENCES + 1))
+    analysis = DocumentAnalysis("en", V1, records)
+    with pytest.raises(DetectionError, match="sentences cannot be indexed"):
+        PostgresSentenceIndex(model_version=V1).add(document.id, analysis)
+    assert posting_count(document.id) == 0
 
 
 def test_postings_carry_the_id_of_their_feature_model(collection):
@@ -265,11 +276,11 @@ def test_postings_carry_the_id_of_their_feature_model(collection):
     PostgresSentenceIndex(model_version=V1).add(new.id, new_analysis)
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT p.document_id, m.model_version FROM documents_posting p"
+            "SELECT p.ref >> 32, m.model_version FROM documents_posting p"
             " JOIN documents_index_model m ON m.id = p.model ORDER BY 1"
         )
         assert cursor.fetchall() == [(old.id, "model-v0"), (new.id, V1)]
-    assert PostgresSentenceIndex(model_version="unseen").postings({1}, max_df=None) == []
+    assert len(PostgresSentenceIndex(model_version="unseen").postings({1}, max_df=None)) == 0
 
 
 def test_df_increments_count_each_document_once():
@@ -281,7 +292,10 @@ def test_df_increments_count_each_document_once():
         sentences=(SentenceRecord(0, 0, 1, (3, 9)), SentenceRecord(1, 2, 3, (3,))),
     )
     columns = posting_columns([(10, analysis), (11, analysis)])
-    rows = list(zip(*(column.tolist() for column in columns), strict=True))
+    documents, sentences, sizes = unpack_refs(columns.refs)
+    assert (documents == columns.documents).all()
+    columns_out = (columns.features, documents, sentences, sizes)
+    rows = list(zip(*(c.tolist() for c in columns_out), strict=True))
     assert sorted(rows) == [
         (3, 10, 0, 2), (3, 10, 1, 1), (3, 11, 0, 2), (3, 11, 1, 1), (9, 10, 0, 2), (9, 11, 0, 2)
     ]  # fmt: skip
