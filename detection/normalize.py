@@ -193,6 +193,12 @@ def _map_characters(text: str) -> tuple[str, np.ndarray | None]:
             return known, None
     chars = set(text)
     _TABLE.learn(chars)
+    if not _TABLE.irregular & chars:
+        # Every character is learnt now: the numpy path applies unless one is outside the
+        # BMP (str.translate with a dict calls into Python per character, ~5x slower).
+        known = _map_known(text)
+        if known is not None:
+            return known, None
     mapped = text.translate(_TABLE.table)
     if len(mapped) == len(text) and not (_TABLE.irregular and _TABLE.irregular & chars):
         return mapped, None
