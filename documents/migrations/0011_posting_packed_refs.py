@@ -54,7 +54,8 @@ def _swap(columns: str, select: str, lookup: str, brin: str) -> list[str]:
 
 
 PACK = _swap(
-    "feature bigint NOT NULL, model smallint NOT NULL, ref bigint NOT NULL CHECK (ref >= 0)",
+    "feature bigint NOT NULL, model smallint NOT NULL,"
+    " ref bigint NOT NULL CONSTRAINT documents_posting_ref_check CHECK (ref >= 0)",
     "SELECT feature, model,"
     " (document_id << 32) | (sentence::bigint << 12) | least(size, 4095)::bigint",
     "(feature) INCLUDE (model, ref)",
