@@ -45,6 +45,7 @@ class WorkerFigures:
     tokenize_seconds: float
     analyze_seconds: float
     database_seconds: float  # overlapped: the writer thread's busy time (not on top of analyze)
+    writer_cpu_seconds: float  # CPU time of this process spent writing (holding the GIL, mostly)
     ingest_seconds: float  # wall time of the ingest pass: what the per-process figure uses
     max_rss_mb: float
 
@@ -99,6 +100,7 @@ def ingest_worker(
     index = PostgresSentenceIndex(model_version=analyze("a").model_version, using=alias)
     analyze_seconds = 0.0
     database: list[float] = []
+    writer_cpu: list[float] = []
     pending: Future[int] | None = None
     written: list[int] = []
     begun = time.perf_counter()
@@ -110,7 +112,7 @@ def ingest_worker(
             analyze_seconds += time.perf_counter() - started
             if pending is not None:  # one batch in flight: bounded memory, errors surface here
                 written.append(pending.result())
-            pending = writer.submit(_write, index, collection_id, chunk, database)
+            pending = writer.submit(_write, index, collection_id, chunk, database, writer_cpu)
             if not overlap:
                 written.append(pending.result())
                 pending = None
@@ -127,6 +129,7 @@ def ingest_worker(
         tokenize_seconds=tokenize_seconds,
         analyze_seconds=analyze_seconds,
         database_seconds=sum(database),
+        writer_cpu_seconds=sum(writer_cpu),
         ingest_seconds=ingest_seconds,
         max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     )
@@ -137,14 +140,16 @@ def _write(
     collection_id: int,
     chunk: list[tuple[int, str, DocumentAnalysis]],
     database: list[float],
+    writer_cpu: list[float],
 ) -> int:
     """Rows, postings and df of one batch, committed (runs in the writer thread, whose Django
     connection is its own)."""
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.thread_time()
     with transaction.atomic(using=index.using):
         documents_load(index.using, collection_id, chunk)
         written = index.add_many([(i, a) for i, _, a in chunk])
     database.append(time.perf_counter() - started)
+    writer_cpu.append(time.thread_time() - cpu)
     return written
 
 
@@ -171,6 +176,9 @@ def ingest_summary(workers: Sequence[WorkerFigures], wall_seconds: float) -> dic
         "ingest_to_tokenizer_ratio": round(mean_ingest / tokenizer, 3),
         "database_seconds_per_process": round(
             sum(w.database_seconds for w in workers) / len(workers), 3
+        ),
+        "writer_cpu_seconds_per_process": round(
+            sum(w.writer_cpu_seconds for w in workers) / len(workers), 3
         ),
         "ingest_seconds_per_process": round(
             sum(w.ingest_seconds for w in workers) / len(workers), 3
