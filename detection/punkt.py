@@ -92,25 +92,28 @@ def _decision_key(word: str, match: re.Match[str]) -> tuple[str, str, str] | Non
     return None
 
 
-_decisions: dict[tuple[str, str, str], bool] = {}
+# Keyed by _decision_key, or by the whole context when that is None: the context is all the
+# untrained model sees, and contexts such as "p. 98)." recur across documents (without the
+# exact key a third of the NLTK calls of a second pass over the dev data were repeats).
+_decisions: dict[tuple[str, str, str] | str, bool] = {}
 _DECISIONS_LIMIT: Final = 1 << 16
 
 
 def _is_break(tokenizer: Any, word: str, match: re.Match[str], untrained: bool) -> bool:
     """Punkt's decision for the candidate ``match`` carried by ``word`` (see module doc)."""
     mark = match.group()
+    context = word + mark + match.group("after_tok")
     if not untrained:
-        return bool(tokenizer.text_contains_sentbreak(word + mark + match.group("after_tok")))
+        return bool(tokenizer.text_contains_sentbreak(context))
     if mark != "." or (len(word) >= 2 and word.isalpha()):
         return True
-    key = _decision_key(word, match)
-    decision = _decisions.get(key) if key is not None else None
+    key = _decision_key(word, match) or context
+    decision = _decisions.get(key)
     if decision is None:
-        decision = bool(tokenizer.text_contains_sentbreak(word + mark + match.group("after_tok")))
-        if key is not None:
-            if len(_decisions) >= _DECISIONS_LIMIT:
-                _decisions.clear()  # bounded memory; decisions are recomputed
-            _decisions[key] = decision
+        decision = bool(tokenizer.text_contains_sentbreak(context))
+        if len(_decisions) >= _DECISIONS_LIMIT:
+            _decisions.clear()  # bounded memory; decisions are recomputed
+        _decisions[key] = decision
     return decision
 
 

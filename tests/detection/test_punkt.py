@@ -33,3 +33,11 @@ def test_it_keeps_nltk_decisions_on_abbreviations_initials_and_numbers():
     )
     assert punkt_spans(text) == nltk_spans(text)
     assert len(punkt_spans(text)) > 5
+
+
+def test_decisions_remembered_for_a_context_hold_in_every_later_text():
+    # Contexts whose next token is not a plain word ("16).", "(c.") are remembered whole.
+    contexts = ["see p. 16). then", "it was 1999. (c. 1600) x", "j. doe. 2nd time", "f. . g"]
+    for text in contexts + [" ".join(contexts), " ".join(reversed(contexts))]:
+        assert punkt_spans(text) == nltk_spans(text)
+        assert punkt_spans(text) == nltk_spans(text)  # second time from the remembered ones
