@@ -136,8 +136,12 @@ def test_words_by_sentence_are_the_words_of_the_whole_text(text, data):
     assert by_span(sentence_words(text, spans)) == by_span(_assigned(text, spans))
 
 
+# Borders after the characters that never join (_ENDS_WORDS) and after those that may.
+_CHINESE_ALPHABET = list("ab 1,2.’'中文人民大会。!?;:)」、\n\"")
+
+
 @settings(max_examples=300)
-@given(st.text(alphabet=st.sampled_from(list("ab 1,2.’中文人民大会。")), max_size=50), st.data())
+@given(st.text(alphabet=st.sampled_from(_CHINESE_ALPHABET), max_size=50), st.data())
 def test_words_by_sentence_of_chinese_text_are_the_words_of_the_whole_text(text, data):
     from detection.words import _assigned, sentence_words
 
@@ -157,3 +161,11 @@ def test_whitespace_runs_are_found_like_the_regex_finds_them(text):
     from detection.normalize import _WHITESPACE_RUN, _whitespace_runs
 
     assert list(_whitespace_runs(text)) == [m.span() for m in _WHITESPACE_RUN.finditer(text)]
+
+
+def test_a_border_inside_a_word_of_chinese_text_keeps_the_word_whole():
+    from detection.words import _assigned, sentence_words
+
+    for text, cut in [("中文don’t了", 5), ("中文1,000了", 4), ("中文it's了", 5), ("人民3.14。", 4)]:
+        spans = [(0, cut), (cut, len(text))]
+        assert sentence_words(text, spans) == _assigned(text, spans)
