@@ -31,10 +31,13 @@ _PIECE: Final = re.compile(
     r"|(?P<number>\d+(?:[.,]\d+)*)"
 )
 
-# _PIECE for findall: (Han run, "") or ("", other piece) pairs; and without the Han
-# alternative and groups for text without Han characters (findall returns the words).
+# _PIECE for findall: (Han run, "") or ("", other piece) pairs, where the other piece may also
+# be the separator that _han_sentence_words puts between sentences (a control character, never
+# part of a word); and without the Han alternative and groups for text without Han characters
+# (findall returns the words).
+_SENTENCE_END: Final = "\x00"
 _SPLIT_PIECE: Final = re.compile(
-    rf"([{_HAN}]+)|([^\W\d_{_HAN}]+(?:['’][^\W\d_{_HAN}]+)*|\d+(?:[.,]\d+)*)"
+    rf"([{_HAN}]+)|([^\W\d_{_HAN}]+(?:['’][^\W\d_{_HAN}]+)*|\d+(?:[.,]\d+)*|\x00)"
 )
 _LATIN_PIECE: Final = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+(?:[.,]\d+)*")
 # _LATIN_PIECE for ASCII text, where [^\W\d_] is [a-zA-Z] and \d is [0-9]: plain ranges are
@@ -159,31 +162,42 @@ def _any_border_joins(text: str, spans: Sequence[tuple[int, int]]) -> bool:
     return False
 
 
-def _han_words(text: str, spans: Sequence[tuple[int, int]]) -> list[list[str]] | None:
-    """Words of each span of text with Han characters, or None when a word might cross a
-    span border.  All Han runs of the document go to rjieba in one call, separated by a
-    space: jieba cuts every run between two separators on its own (as :func:`token_spans`
-    cuts each run), without the per-call overhead."""
-    if _any_border_joins(text, spans):
+def _han_sentence_words(
+    text: str, spans: Sequence[tuple[int, int]]
+) -> tuple[list[str], list[tuple[int, int]], list[int]] | None:
+    """:func:`sentence_words` of text with Han characters, or None when a word might cross a
+    span border (or the text holds the separator).
+
+    The spans are joined with a separator that no word contains and cut by one ``findall``
+    (not one call per sentence); all Han runs of the document go to rjieba in one call,
+    separated by a space: jieba cuts every run between two separators on its own (as
+    :func:`token_spans` cuts each run), without the per-call overhead.
+    """
+    if _SENTENCE_END in text or _any_border_joins(text, spans):
         return None
-    findall = _SPLIT_PIECE.findall
-    per_span = [findall(text, start, end) for start, end in spans]
-    runs = [run for pieces in per_span for run, _ in pieces if run]
+    joined = _SENTENCE_END.join([text[start:end] for start, end in spans]) + _SENTENCE_END
+    pieces = _SPLIT_PIECE.findall(joined)
+    runs = [run for run, _ in pieces if run]
     tokens = rjieba.cut(" ".join(runs) + " ") if runs else []  # each run ends with a " "
-    position = 0
     index = tokens.index
-    result: list[list[str]] = []
-    for pieces in per_span:
-        words: list[str] = []
-        for run, other in pieces:
-            if run:
-                stop = index(" ", position)
-                words += tokens[position:stop]
-                position = stop + 1
-            else:
-                words.append(other)
-        result.append(words)
-    return result
+    words: list[str] = []
+    bounds: list[tuple[int, int]] = []
+    kept: list[int] = []
+    position = first = number = 0
+    for run, other in pieces:
+        if run:
+            stop = index(" ", position)
+            words += tokens[position:stop]
+            position = stop + 1
+        elif other == _SENTENCE_END:
+            if len(words) > first:
+                bounds.append((first, len(words)))
+                kept.append(number)
+                first = len(words)
+            number += 1
+        else:
+            words.append(other)
+    return words, bounds, kept
 
 
 def sentence_words(
@@ -199,9 +213,9 @@ def sentence_words(
     segmented in one rjieba call per document.
     """
     if not text.isascii() and _ANY_HAN.search(text):
-        per_span = _han_words(text, spans)
-    else:
-        per_span = _latin_words(text, spans)
+        cut = _han_sentence_words(text, spans)
+        return cut if cut is not None else _assigned(text, spans)
+    per_span = _latin_words(text, spans)
     if per_span is None:
         return _assigned(text, spans)
     bounds: list[tuple[int, int]] = []

@@ -136,8 +136,9 @@ def test_words_by_sentence_are_the_words_of_the_whole_text(text, data):
     assert by_span(sentence_words(text, spans)) == by_span(_assigned(text, spans))
 
 
-# Borders after the characters that never join (_ENDS_WORDS) and after those that may.
-_CHINESE_ALPHABET = list("ab 1,2.’'中文人民大会。!?;:)」、\n\"")
+# Borders after the characters that never join (_ENDS_WORDS) and after those that may; and
+# the separator of _han_sentence_words inside the text itself.
+_CHINESE_ALPHABET = list("ab 1,2.’'中文人民大会。!?;:)」、\n\"\x00")
 
 
 @settings(max_examples=300)
