@@ -9,7 +9,7 @@ Layout (migrations 0002-0010 of `documents/migrations/`):
   `[id << 32, (id + 1) << 32)`). `ref` packs document, sentence and the sentence's feature
   count (`detection.pack_refs`, migration 0011); `model` is the id of the feature model in
   `documents_index_model`.
-- `documents_feature_df(feature bigint primary key, df int)`: in how
+- `documents_feature_df(feature bigint, df int)`, primary key `(feature) INCLUDE (df)`: in how
   many indexed documents a feature occurs. Kept in step with the postings on add/remove so the
   query can skip features too common to be evidence of copying (the detector passes `max_df`).
 - `documents_index_adds`: how many documents were ever added (the bound that lets a process
@@ -148,7 +148,10 @@ class PostgresSentenceIndex:
         if not ids:
             return
         with transaction.atomic(using=self.using), connections[self.using].cursor() as cursor:
-            # Each document is its range of refs (the BRIN index finds the blocks).
+            # Each document is its range of refs (the BRIN index finds the blocks). Without
+            # JIT: the planner cannot see the ranges, guesses a large share of the table and
+            # compiled the statement (~300 ms) to delete a few hundred rows.
+            cursor.execute("SET LOCAL jit = off")
             cursor.execute(
                 f"""
                 WITH gone AS (
