@@ -179,6 +179,9 @@ def split_sentences(
             pieces = latin(text, begin, finish)
         for piece_start, piece_end in pieces:
             if piece_end - piece_start <= max_chars:  # the common case, without generators
+                if piece_start < piece_end and text[piece_start] != " " != text[piece_end - 1]:
+                    spans.append((piece_start, piece_end))  # nothing to trim: no call
+                    continue
                 start, end = _trimmed(text, piece_start, piece_end)
                 if start < end:
                     spans.append((start, end))
