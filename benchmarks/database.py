@@ -64,13 +64,20 @@ def documents_load(
             " sentence_starts, sentence_ends, created_at, updated_at) FROM STDIN"
         ) as copy:
             for document_id, text, analysis in items:
-                starts = [s.start for s in analysis.sentences]
-                ends = [s.end for s in analysis.sentences]
+                starts = _int_array([s.start for s in analysis.sentences])
+                ends = _int_array([s.end for s in analysis.sentences])
                 copy.write_row(
                     (document_id, "", f"bench-{document_id}.txt", "", len(text.encode()),
                      "0" * 64, text, analysis.language, "done", "", 100,
                      analysis.model_version, False, collection_id, starts, ends, "now", "now")
                 )  # fmt: skip
+
+
+def _int_array(values: list[int]) -> str:
+    """An int[] in COPY text form. psycopg's list dumper checks every element with a regular
+    expression: 0.26 s of the writer's 0.58 s of CPU for 1,500 documents (their ~66k spans),
+    time the overlapped writer thread takes from the analysis (it holds the GIL)."""
+    return "{" + ",".join(map(str, values)) + "}"
 
 
 def documents_delete(alias: str, ids: Sequence[int]) -> None:
