@@ -208,5 +208,5 @@ def document_features(
     fresh[1:] = (values[1:] != values[:-1]) | (owners[1:] != owners[:-1])
     values, owners = values[fresh], owners[fresh]
     cuts = np.searchsorted(owners, np.arange(len(bounds) + 1)).tolist()
-    listed = values.tolist()
-    return [tuple(listed[a:b]) for a, b in zip(cuts, cuts[1:], strict=False)]
+    listed = tuple(values.tolist())  # a tuple's slices are tuples: one object per sentence
+    return [listed[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
