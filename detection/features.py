@@ -142,7 +142,7 @@ def chains(words: Sequence[str], model: FeatureModel) -> list[tuple[str, ...]]:
     starts = _starts(kept, model)
     result: list[tuple[str, ...]] = []
     for position, reach in zip(starts, _reaches(kept, starts, model), strict=True):
-        chain = tuple(kept[position:reach : model.chain_gap])
+        chain = tuple(kept[position : reach : model.chain_gap])
         if len(chain) >= 2 or position == 0:
             result.append(chain)
     return result

@@ -35,7 +35,11 @@ import numpy as np
 import opencc
 
 __all__ = [
-    "Normalized", "normalize", "normalize_with_offsets", "original_spans", "NORMALIZE_VERSION"
+    "Normalized",
+    "normalize",
+    "normalize_with_offsets",
+    "original_spans",
+    "NORMALIZE_VERSION",
 ]
 
 #: Changes whenever the output of :func:`normalize` can change for some input.

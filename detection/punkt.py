@@ -69,7 +69,9 @@ def _untrained(tokenizer: Any) -> bool:
     params = tokenizer._params
     # ortho_context is a defaultdict that NLTK's own lookups fill with zeros.
     return not (
-        params.abbrev_types or params.collocations or params.sent_starters
+        params.abbrev_types
+        or params.collocations
+        or params.sent_starters
         or any(params.ortho_context.values())
     )
 
@@ -154,9 +156,9 @@ def _slices(text: str, tokenizer: Any) -> list[tuple[int, int]]:
         start = match.start()
         word = text[word_start:start]
         # The two shortcuts of the module docstring, inline: most candidates are one of them.
-        if (
-            untrained and (text[start] != "." or (len(word) >= 2 and word.isalpha()))
-        ) or _is_break(tokenizer, word, match, untrained):
+        if (untrained and (text[start] != "." or (len(word) >= 2 and word.isalpha()))) or _is_break(
+            tokenizer, word, match, untrained
+        ):
             slices.append((last_break, start + 1))
             following = match.start("next_tok")
             last_break = following if following >= 0 else start + 1
@@ -164,9 +166,7 @@ def _slices(text: str, tokenizer: Any) -> list[tuple[int, int]]:
     return slices
 
 
-def _realigned(
-    text: str, slices: list[tuple[int, int]], tokenizer: Any
-) -> list[tuple[int, int]]:
+def _realigned(text: str, slices: list[tuple[int, int]], tokenizer: Any) -> list[tuple[int, int]]:
     """NLTK's ``_realign_boundaries``: closing quotes and brackets join the sentence before."""
     pattern = tokenizer._lang_vars.re_boundary_realignment
     spans: list[tuple[int, int]] = []

@@ -54,9 +54,7 @@ _WORD_START: Final = re.compile(r"(?<= )[^ ]+")
 _WORD_CUT_MODULUS: Final = 8
 # Punkt's candidates: end marks followed by whitespace (closing quotes/brackets stay with the
 # sentence) or directly by other punctuation.
-_LATIN_END: Final = re.compile(
-    r"[.?!]+(?:[\"')\]}]+(?=\s|$)|(?=\s|$)|(?=[)\";}\]*:@'({\[!?]))"
-)
+_LATIN_END: Final = re.compile(r"[.?!]+(?:[\"')\]}]+(?=\s|$)|(?=\s|$)|(?=[)\";}\]*:@'({\[!?]))")
 _CLOSING: Final = "\"')]}"
 _LEADING: Final = "(\"'`{[:;&#*@)}]-,"
 _INITIAL: Final = re.compile(r"[^\W\d]\.")
@@ -131,7 +129,8 @@ def _cut_points(text: str, start: int, end: int, limit: int) -> list[int]:
     for left, right in zip(bounds, bounds[1:], strict=False):
         if right - left > limit:
             extra.extend(
-                m.start() for m in _WORD_START.finditer(text, left + 1, right)
+                m.start()
+                for m in _WORD_START.finditer(text, left + 1, right)
                 if zlib.crc32(m.group().encode("utf-8")) % _WORD_CUT_MODULUS == 0
             )
     return sorted({*points, *extra} - {start, end})

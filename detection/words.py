@@ -147,7 +147,7 @@ def _latin_words(text: str, spans: Sequence[tuple[int, int]]) -> list[list[str]]
 
 # Characters after which _joins is always False (not alphanumeric, not an apostrophe, "." or
 # ","): the usual last characters of Chinese sentences, tested without a call.
-_ENDS_WORDS: Final = frozenset(" \n。!?;:…⋯\"”」』)]】、")
+_ENDS_WORDS: Final = frozenset(' \n。!?;:…⋯"”」』)]】、')
 
 
 def _any_border_joins(text: str, spans: Sequence[tuple[int, int]]) -> bool:

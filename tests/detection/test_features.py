@@ -38,8 +38,12 @@ def words(text):
 def test_it_reproduces_the_seed_example():
     found = {":".join(chain) for chain in chains(words(SEED_SENTENCE), seed_model())}
     assert found == {
-        "as:we:are", "to:highlight:that", "that:intel:as", "as:an:organization",
-        "of:ethical:behavior", "from:every:potential",
+        "as:we:are",
+        "to:highlight:that",
+        "that:intel:as",
+        "as:an:organization",
+        "of:ethical:behavior",
+        "from:every:potential",
     }
 
 
@@ -87,8 +91,12 @@ def test_hashes_are_identical_in_another_process():
         "print(hash_chain(('as', 'we', 'are'), feature_model(DEFAULT_CONFIG)))\n"
     )
     other = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
-        env={"PYTHONHASHSEED": "123", "PATH": ""}, cwd=Path(__file__).parents[2],
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONHASHSEED": "123", "PATH": ""},
+        cwd=Path(__file__).parents[2],
     )
     assert int(other.stdout.strip()) == here
 
@@ -105,8 +113,13 @@ def test_model_version_changes_with_every_feature_parameter():
     versions = {
         feature_model(dataclasses.replace(DEFAULT_CONFIG, **change)).version
         for change in (
-            {}, {"chain_length": 3}, {"chain_gap": 2}, {"antecedents": 10},
-            {"hash_seed": "x"}, {"max_sentence_chars": 100}, {"han_chain_length": 2},
+            {},
+            {"chain_length": 3},
+            {"chain_gap": 2},
+            {"antecedents": 10},
+            {"hash_seed": "x"},
+            {"max_sentence_chars": 100},
+            {"han_chain_length": 2},
             {"english_splitter": "punkt-rules"},
         )
     }
@@ -126,7 +139,9 @@ def test_chinese_antecedents_use_the_han_chain_length():
     model = dataclasses.replace(seed_model(c=2), antecedents=frozenset({"我们", "of"}))
     model = dataclasses.replace(model, han_chain_length=1)
     assert chains(["x", "我们", "看到", "发展", "of", "a", "b"], model) == [
-        ("x", "我们", "看到"), ("我们", "看到"), ("of", "a", "b"),
+        ("x", "我们", "看到"),
+        ("我们", "看到"),
+        ("of", "a", "b"),
     ]
 
 
@@ -151,7 +166,8 @@ def test_the_whole_document_path_equals_the_per_sentence_definition(sentences):
 @given(
     st.lists(
         st.tuples(st.lists(WORDS, max_size=3), st.lists(WORDS, min_size=1, max_size=12)),
-        min_size=1, max_size=6,
+        min_size=1,
+        max_size=6,
     ),
     st.lists(WORDS, max_size=3),
 )

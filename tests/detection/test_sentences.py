@@ -15,7 +15,12 @@ def pieces(text, **options):
 def test_it_cuts_chinese_after_sentence_ends_and_closing_quotes():
     text = "他说：“我们走吧。”大家同意了！真的吗？是的；好……最后一句"
     assert pieces(text) == [
-        "他说:“我们走吧。”", "大家同意了!", "真的吗?", "是的;", "好……", "最后一句",
+        "他说:“我们走吧。”",
+        "大家同意了!",
+        "真的吗?",
+        "是的;",
+        "好……",
+        "最后一句",
     ]
 
 
@@ -74,7 +79,7 @@ def test_long_text_without_punctuation_is_cut_too():
     assert len(pieces(original, max_chars=200)) > 3
 
 
-@given(st.text(alphabet=st.sampled_from(list("ab 中文。.!?\n，,\"”")), max_size=200))
+@given(st.text(alphabet=st.sampled_from(list('ab 中文。.!?\n，,"”')), max_size=200))
 def test_spans_are_ordered_disjoint_trimmed_and_non_empty(text):
     normalized = normalize(text).text
     spans = split_sentences(normalized, max_chars=20)
