@@ -6,7 +6,7 @@ Layout (migrations 0002-0010 of `documents/migrations/`):
   (feature, sentence), HASH-partitioned by feature into `POSTING_PARTITIONS` tables, with a
   COVERING btree `(feature) INCLUDE (model, ref)` (lookups are Index Only Scans) and a BRIN
   (minmax-multi) index on `ref` (removal: a document's postings are the ref range
-  `[id << 32, (id + 1) << 32)`). `ref` packs document, sentence and the sentence's feature
+  `id << 32 .. (id << 32) | (2^32 - 1)`). `ref` packs document, sentence and the sentence's feature
   count (`detection.pack_refs`, migration 0011); `model` is the id of the feature model in
   `documents_index_model`.
 - `documents_feature_df(feature bigint, df int)`, primary key `(feature) INCLUDE (df)`: in how
@@ -65,6 +65,12 @@ from documents.pg_lookup import (
 __all__ = ["DF_TABLE", "POSTING_PARTITIONS", "POSTING_TABLE", "IndexVersionError",
            "PostgresSentenceIndex", "df_increments", "posting_columns"]  # fmt: skip
 
+# The refs of document g.id (detection.pack_refs), without overflowing shifts: bigint shifts
+# wrap silently, so the range of an id past 2^31 - 1 would be another document's (migration 0011
+# uses the same condition in the delete trigger).
+DOCUMENT_REFS = (
+    "g.id BETWEEN 0 AND 2147483647 AND p.ref BETWEEN g.id << 32 AND (g.id << 32) | 4294967295"
+)
 # After loading this many postings in one call the planner statistics are refreshed, so that
 # lookups keep using the feature index instead of guessing from an empty table.
 ANALYZE_AFTER_ROWS = 200_000
@@ -156,7 +162,7 @@ class PostgresSentenceIndex:
                 f"""
                 WITH gone AS (
                     DELETE FROM {POSTING_TABLE} p USING unnest(%s::bigint[]) AS g(id)
-                    WHERE p.ref >= g.id << 32 AND p.ref < (g.id + 1) << 32
+                    WHERE {DOCUMENT_REFS}
                     RETURNING p.ref >> 32 AS document_id, p.feature
                 )
                 SELECT feature, count(DISTINCT document_id) FROM gone

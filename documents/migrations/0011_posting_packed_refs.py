@@ -6,7 +6,7 @@
   sends two columns per posting instead of four (aggregated into two arrays, see
   `documents.pg_lookup`);
 - COPY parses three fields per row instead of five (~20 % less server time per posting);
-- a document's postings are the ref range `[id << 32, (id + 1) << 32)`: the BRIN index moves
+- a document's postings are the refs `id << 32 .. (id << 32) | (2^32 - 1)`: the BRIN index moves
   to `ref` and removal (the delete trigger of 0003/0010, `remove_many`) asks for that range.
 
 The delete trigger's function runs with JIT off: the planner cannot see the range of a
@@ -100,10 +100,13 @@ BEGIN
 END
 $$
 """
-FORGET_PACKED = _FORGET % {
-    "match": "p.ref >= g.id << 32 AND p.ref < (g.id + 1) << 32",
-    "document": "p.ref >> 32",
-}
+# A document's refs, written so that no shift overflows (bigint shifts wrap silently: the
+# range of an id beyond 2^31 - 1 would be some other document's).
+IN_RANGE = (
+    "g.id BETWEEN 0 AND 2147483647"
+    " AND p.ref BETWEEN g.id << 32 AND (g.id << 32) | 4294967295"
+)
+FORGET_PACKED = _FORGET % {"match": IN_RANGE, "document": "p.ref >> 32"}
 # Back to 0010's function (document_id column, JIT as configured).
 FORGET_COLUMNS = (_FORGET % {"match": "p.document_id = g.id", "document": "p.document_id"}).replace(
     " SET jit = off", ""

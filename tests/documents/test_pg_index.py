@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 
 from detection import DetectionError, DocumentAnalysis, Posting, SentenceRecord
-from detection.index import MAX_SENTENCES, MAX_SIZE, unpack_refs
+from detection.index import MAX_DOCUMENT_ID, MAX_SENTENCES, MAX_SIZE, unpack_refs
 from documents.models import Collection, Document
 from documents.pg_index import IndexVersionError, PostgresSentenceIndex
 
@@ -19,14 +19,14 @@ def collection(owner):
     return Collection.objects.create(owner=owner, name="c")
 
 
-def make_document(collection, *sentences, version=V1):
+def make_document(collection, *sentences, version=V1, id=None):
     """A document row with its sentence spans; sentence i spans [10 i, 10 i + 5)."""
     records = tuple(
         SentenceRecord(index=i, start=10 * i, end=10 * i + 5, features=tuple(sorted(f)))
         for i, f in enumerate(sentences)
     )
     document = Document.objects.create(
-        collection=collection, filename="f.txt", checksum="0" * 64, model_version=version,
+        id=id, collection=collection, filename="f.txt", checksum="0" * 64, model_version=version,
         sentence_starts=[r.start for r in records], sentence_ends=[r.end for r in records],
     )  # fmt: skip
     return document, DocumentAnalysis(language="zh", model_version=version, sentences=records)
@@ -372,3 +372,23 @@ def test_document_count_follows_every_way_documents_come_and_go(committed_index)
     with connection.cursor() as cursor:  # what the counter replaced
         cursor.execute("SELECT count(*) FROM documents_document WHERE indexed")
         assert cursor.fetchone()[0] == 0
+
+
+def test_removal_at_the_ends_of_the_document_id_range_touches_only_that_document(collection):
+    """A document is its range of refs; bigint shifts wrap silently, so an id past the field
+    must not name another document's range, and the largest id's range must not wrap."""
+    small, small_analysis = make_document(collection, {11, 12}, id=7)
+    largest, largest_analysis = make_document(collection, {11, 13}, id=MAX_DOCUMENT_ID)
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add_many([(small.id, small_analysis), (largest.id, largest_analysis)])
+    index.remove_many([(1 << 32) + 7, -1])  # cannot be indexed: nothing to remove
+    assert posting_count(small.id) == 2 and posting_count(largest.id) == 2
+    beyond, _ = make_document(collection, {11}, id=(1 << 32) + 7)
+    beyond.delete()  # the delete trigger, with the same id
+    assert posting_count(small.id) == 2
+    index.remove(largest.id)
+    assert posting_count(largest.id) == 0 and posting_count(small.id) == 2
+    assert (df_of(11), df_of(12), df_of(13)) == (1, 1, None)
+    largest.delete()
+    small.delete()
+    assert posting_count(small.id) == 0 and df_of(11) is None
