@@ -15,7 +15,7 @@ from django.core.files.base import ContentFile
 from django.db import connection, transaction
 
 from dedup.services import dedup_assign_enqueue
-from detection import DocumentAnalysis, Passage, analyze, coverage
+from detection import DetectionError, DocumentAnalysis, Passage, analyze, coverage
 from detection.detector import detect_refined
 from documents import boilerplate, selectors
 from documents.extraction import ArchiveMember, Boilerplate, ExtractionError, iter_archive
@@ -179,7 +179,7 @@ def document_process(*, document_id: int) -> None:
         _process(document)
     except _DocumentGone:
         logger.info("document %s was deleted while processing", document_id)
-    except UnreadableFile as error:
+    except (UnreadableFile, DetectionError) as error:  # messages written for the user
         _fail(document_id, str(error))
     except Exception as error:  # noqa: BLE001 - stored for the user, logged for us
         logger.exception("processing document %s failed", document_id)

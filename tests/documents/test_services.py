@@ -5,8 +5,10 @@ import hashlib
 import pytest
 from django.db import connection
 
+from detection import DetectionError
 from documents import selectors, services
 from documents.models import Collection, Document, Match, MatchPassage
+from documents.pg_index import PostgresSentenceIndex
 from tests.documents.factories import processed, read_fixture, upload
 
 pytestmark = pytest.mark.django_db
@@ -111,6 +113,16 @@ def test_a_failing_document_is_marked_and_others_still_process(assignment):
     assert "blank.txt: the file is empty" in broken.error
     fine = processed(assignment, "zh_source.txt")
     assert fine.status == Document.Status.DONE
+
+
+def test_a_document_the_index_cannot_hold_fails_with_the_reason(assignment, monkeypatch):
+    def refuse(self, document_id, analysis):
+        raise DetectionError("a document with more than 1,048,576 sentences cannot be indexed")
+
+    monkeypatch.setattr(PostgresSentenceIndex, "add", refuse)
+    document = processed(assignment, "zh_source.txt")
+    assert document.status == Document.Status.FAILED
+    assert document.error == "a document with more than 1,048,576 sentences cannot be indexed"
 
 
 def test_processing_a_deleted_document_returns_quietly(assignment):
