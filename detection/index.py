@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import chain
 from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
@@ -56,7 +57,9 @@ def pack_refs(documents: np.ndarray, sentences: np.ndarray, sizes: np.ndarray) -
     documents, sentences = np.asarray(documents, np.int64), np.asarray(sentences, np.int64)
     if len(documents) and (documents.min() < 0 or documents.max() > MAX_DOCUMENT_ID):
         raise DetectionError(f"document ids must lie in 0..{MAX_DOCUMENT_ID} to be indexed")
-    if len(sentences) and (sentences.min() < 0 or sentences.max() >= MAX_SENTENCES):
+    if len(sentences) and sentences.min() < 0:
+        raise DetectionError("sentence numbers must not be negative")
+    if len(sentences) and sentences.max() >= MAX_SENTENCES:
         raise DetectionError(
             f"a document with more than {MAX_SENTENCES:,} sentences cannot be indexed "
             f"(sentence {int(sentences.max()):,}); split it into parts"
@@ -128,10 +131,10 @@ class SentenceIndex(Protocol):
 
 
 class MemoryIndex:
-    """A :class:`SentenceIndex` held in dictionaries."""
+    """A :class:`SentenceIndex` held in dictionaries (feature → its postings' references)."""
 
     def __init__(self) -> None:
-        self._postings: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+        self._postings: dict[int, list[int]] = defaultdict(list)
         self._df: dict[int, int] = defaultdict(int)
         self._documents: dict[int, DocumentAnalysis] = {}
         self._model_version: str | None = None
@@ -145,14 +148,19 @@ class MemoryIndex:
                 f"index holds features of model {self._model_version!r}, not "
                 f"{analysis.model_version!r}: re-analyze with the same DetectorConfig"
             )
+        sentences = analysis.sentences
+        refs = pack_refs(  # raises for what a reference cannot hold, before anything changes
+            np.full(len(sentences), document, np.int64),
+            np.fromiter((s.index for s in sentences), np.int64, len(sentences)),
+            np.fromiter((len(s.features) for s in sentences), np.int64, len(sentences)),
+        ).tolist()
         if document in self._documents:
             self.remove(document)
         self._documents[document] = analysis
         seen: set[int] = set()
-        for sentence in analysis.sentences:
-            size = len(sentence.features)
+        for sentence, ref in zip(sentences, refs, strict=True):
             for feature in sentence.features:
-                self._postings[feature].append((document, sentence.index, size))
+                self._postings[feature].append(ref)
                 seen.add(feature)
         for feature in seen:
             self._df[feature] += 1
@@ -164,7 +172,7 @@ class MemoryIndex:
             return
         features = {f for sentence in analysis.sentences for f in sentence.features}
         for feature in features:
-            kept = [p for p in self._postings[feature] if p[0] != document]
+            kept = [r for r in self._postings[feature] if r >> _DOCUMENT_SHIFT != document]
             if kept:
                 self._postings[feature] = kept
                 self._df[feature] -= 1
@@ -173,13 +181,18 @@ class MemoryIndex:
                 del self._df[feature]
 
     def postings(self, features: Collection[int], *, max_df: int | None) -> Postings:
-        result: list[Posting] = []
+        found: list[tuple[int, list[int]]] = []
         for feature in features:
-            entries = self._postings.get(feature)
-            if not entries or (max_df is not None and self._df[feature] > max_df):
-                continue
-            result.extend(Posting(feature, d, s, size) for d, s, size in entries)
-        return Postings.of(result)
+            refs = self._postings.get(feature)
+            if refs and (max_df is None or self._df[feature] <= max_df):
+                found.append((int(feature), refs))
+        if not found:
+            return Postings.empty()
+        counts = [len(refs) for _, refs in found]
+        return Postings(
+            np.repeat(np.array([f for f, _ in found], np.int64), counts),
+            np.fromiter(chain.from_iterable(refs for _, refs in found), np.int64, sum(counts)),
+        )
 
     def document_count(self) -> int:
         return len(self._documents)

@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from detection.config import DetectorConfig, SimilarityMeasure
-from detection.index import Postings, SentenceIndex, unpack_refs
+from detection.index import MAX_SIZE, Postings, SentenceIndex, unpack_refs
 from detection.model import DocumentAnalysis
 
 __all__ = ["SentencePair", "similarity", "copied_pairs"]
@@ -66,12 +66,13 @@ def copied_pairs(
     """All (query sentence, source sentence) pairs scoring at least the threshold, ordered by
     query sentence, document and source sentence."""
     sentences = analysis.sentences
-    sizes = np.fromiter((len(s.features) for s in sentences), np.int64, len(sentences))
-    total = int(sizes.sum())
+    lengths = np.fromiter((len(s.features) for s in sentences), np.int64, len(sentences))
+    total = int(lengths.sum())
     if not total:
         return []
     features = np.fromiter(chain.from_iterable(s.features for s in sentences), np.int64, total)
-    owners = np.repeat(np.arange(len(sentences)), sizes)  # position of each feature's sentence
+    owners = np.repeat(np.arange(len(sentences)), lengths)  # position of each feature's sentence
+    sizes = np.minimum(lengths, MAX_SIZE)  # as the index stores them
     max_df = config.max_df(index.document_count())
     found = index.postings(np.unique(features), max_df=max_df)
     owners, refs = _shared(features, owners, _without(found, exclude))
@@ -147,6 +148,8 @@ def _scores(
         shared / smaller >= config.containment_threshold
     )
     threshold = config.sentence_threshold
+    # Sizes are capped at MAX_SIZE: two giant sentences may share more features than that.
+    scores = np.minimum(scores, 1.0)
     scores = np.where(scores >= threshold, scores, np.where(contained, threshold, -1.0))
     pair = (shared >= config.min_shared) | ((shared == sizes) & (sizes == source_sizes))
     return np.where(pair, scores, -1.0)

@@ -1,6 +1,6 @@
 """The inverted index of seed 003 (feature -> sentence postings) in PostgreSQL.
 
-Layout (migrations 0002-0010 of `documents/migrations/`):
+Layout (migrations 0002-0011 of `documents/migrations/`):
 
 - `documents_posting(feature bigint, model smallint, ref bigint)`: one flat row per
   (feature, sentence), HASH-partitioned by feature into `POSTING_PARTITIONS` tables, with a
@@ -65,11 +65,12 @@ from documents.pg_lookup import (
 __all__ = ["DF_TABLE", "POSTING_PARTITIONS", "POSTING_TABLE", "IndexVersionError",
            "PostgresSentenceIndex", "df_increments", "posting_columns"]  # fmt: skip
 
-# The refs of document g.id (detection.pack_refs), without overflowing shifts: bigint shifts
-# wrap silently, so the range of an id past 2^31 - 1 would be another document's (migration 0011
-# uses the same condition in the delete trigger).
+# The refs of document g.id (detection.pack_refs), as the delete trigger of migration 0011 has
+# them: the equality for hash joins over many documents, the range for BRIN, no overflowing
+# shift (bigint shifts wrap silently: the range of an id past 2^31 - 1 would be another's).
 DOCUMENT_REFS = (
-    "g.id BETWEEN 0 AND 2147483647 AND p.ref BETWEEN g.id << 32 AND (g.id << 32) | 4294967295"
+    "(p.ref >> 32) = g.id AND g.id BETWEEN 0 AND 2147483647"
+    " AND p.ref BETWEEN g.id << 32 AND (g.id << 32) | 4294967295"
 )
 # After loading this many postings in one call the planner statistics are refreshed, so that
 # lookups keep using the feature index instead of guessing from an empty table.
@@ -156,8 +157,10 @@ class PostgresSentenceIndex:
         with transaction.atomic(using=self.using), connections[self.using].cursor() as cursor:
             # Each document is its range of refs (the BRIN index finds the blocks). Without
             # JIT: the planner cannot see the ranges, guesses a large share of the table and
-            # compiled the statement (~300 ms) to delete a few hundred rows.
-            cursor.execute("SET LOCAL jit = off")
+            # compiled the statement (~300 ms) to delete a few hundred rows. The caller's
+            # setting is restored afterwards (it may go on in the same transaction).
+            cursor.execute("SELECT current_setting('jit'), set_config('jit', 'off', true)")
+            jit = cursor.fetchone()[0]
             cursor.execute(
                 f"""
                 WITH gone AS (
@@ -171,6 +174,7 @@ class PostgresSentenceIndex:
                 [ids],
             )
             decrements = cursor.fetchall()
+            cursor.execute("SELECT set_config('jit', %s, true)", [jit])
             self._decrement_df(cursor, decrements)
             self._mark_removed(ids)
 

@@ -234,3 +234,22 @@ def test_copied_pairs_agree_with_the_per_sentence_definition(
     assert copied_pairs(analysis, index, exclude=exclude, config=config) == reference_pairs(
         analysis, index, exclude, config
     )
+
+
+def test_sentences_beyond_the_size_field_score_at_most_one():
+    giant = set(range(MAX_SIZE + 1_000))
+    index = MemoryIndex()
+    index.add(1, document(giant))
+    for measure in ("overlap", "jaccard", "containment"):
+        config = dataclasses.replace(DEFAULT_CONFIG, similarity=measure)
+        assert copied_pairs(document(giant), index, config=config) == [SentencePair(1, 0, 0, 1.0)]
+
+
+def test_the_memory_index_refuses_ids_a_reference_cannot_hold_and_stays_unchanged():
+    index = MemoryIndex()
+    index.add(1, document({1, 2}))
+    for bad in (-1, MAX_DOCUMENT_ID + 1):
+        with pytest.raises(DetectionError, match="document ids"):
+            index.add(bad, document({1, 2}))
+    assert index.document_count() == 1
+    assert list(index.postings({1}, max_df=None)) == [Posting(1, 1, 0, 2)]
