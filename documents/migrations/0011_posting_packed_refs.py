@@ -20,6 +20,8 @@ The table is rebuilt (new table, rows copied in feature order, old one dropped):
 columns in place would leave them in every existing row.
 """
 
+import importlib
+
 from django.db import migrations
 
 PARTITIONS = 8
@@ -84,37 +86,6 @@ UNPACK = _swap(
     "(document_id int8_minmax_multi_ops(values_per_range = 16))",
 )
 
-# The delete trigger's function (0003, 0010) with the document's ref range; rows are still
-# deleted per document of the transition table `gone`, locks still taken in feature order.
-_FORGET = """
-CREATE OR REPLACE FUNCTION documents_index_forget() RETURNS trigger
-LANGUAGE plpgsql SET jit = off AS $$
-DECLARE
-    features bigint[];
-    counts integer[];
-BEGIN
-    WITH removed AS (
-        DELETE FROM documents_posting p USING gone g
-        WHERE %(match)s
-        RETURNING %(document)s AS document_id, p.feature
-    )
-    SELECT array_agg(feature ORDER BY feature), array_agg(n ORDER BY feature)
-    INTO features, counts
-    FROM (SELECT feature, count(DISTINCT document_id)::integer AS n FROM removed
-          GROUP BY feature) AS per_feature;
-    IF features IS NULL THEN
-        RETURN NULL;
-    END IF;
-    PERFORM 1 FROM documents_feature_df WHERE feature = ANY(features)
-    ORDER BY feature FOR UPDATE;
-    UPDATE documents_feature_df f SET df = f.df - t.n
-    FROM unnest(features, counts) AS t(feature, n)
-    WHERE f.feature = t.feature;
-    DELETE FROM documents_feature_df WHERE feature = ANY(features) AND df <= 0;
-    RETURN NULL;
-END
-$$
-"""
 # A document's refs: the equality lets the planner hash-join many deleted documents (a range
 # alone made it a nested loop of sequential scans: 323 s for 2,000 documents), the range lets
 # BRIN find a few documents' blocks, and no shift overflows (bigint shifts wrap silently: the
@@ -123,10 +94,26 @@ IN_RANGE = (
     "(p.ref >> 32) = g.id AND g.id BETWEEN 0 AND 2147483647"
     " AND p.ref BETWEEN g.id << 32 AND (g.id << 32) | 4294967295"
 )
-FORGET_PACKED = _FORGET % {"match": IN_RANGE, "document": "p.ref >> 32"}
-# Back to 0010's function (document_id column, JIT as configured).
-FORGET_COLUMNS = (_FORGET % {"match": "p.document_id = g.id", "document": "p.document_id"}).replace(
-    " SET jit = off", ""
+
+# The delete trigger's function of migration 0010 with the document's ref range (rows still
+# deleted per document of the transition table `gone`, locks still taken in feature order).
+_PREVIOUS = importlib.import_module("documents.migrations.0010_forget_in_feature_order")
+FORGET_COLUMNS = _PREVIOUS.ORDERED
+
+
+def _edited(sql: str, *edits: tuple[str, str]) -> str:
+    for old, new in edits:
+        if sql.count(old) != 1:
+            raise ValueError(f"expected {old!r} once in the function of migration 0010")
+        sql = sql.replace(old, new)
+    return sql
+
+
+FORGET_PACKED = _edited(
+    FORGET_COLUMNS,
+    ("LANGUAGE plpgsql AS", "LANGUAGE plpgsql SET jit = off AS"),
+    ("WHERE p.document_id = g.id", f"WHERE {IN_RANGE}"),
+    ("RETURNING p.document_id, p.feature", "RETURNING p.ref >> 32 AS document_id, p.feature"),
 )
 
 
