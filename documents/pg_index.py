@@ -18,7 +18,8 @@ Layout (migrations 0002-0011 of `documents/migrations/`):
 - Sentence spans: arrays on the document row (`spans`).
 
 Deleting Document rows (in any way) deletes their postings and decrements df through the
-trigger of migration 0003; `remove_many` is for re-indexing documents that stay.
+trigger of migration 0003; `remove_many` is for re-indexing documents that stay. Both run the
+SQL function `documents_index_forget_documents` (migration 0012).
 
 Postings are loaded with COPY (binary, built column-wise: `documents.pg_copy`) and looked up
 in ONE round trip per query document (`postings`, statement in `documents.pg_lookup`).
@@ -65,13 +66,6 @@ from documents.pg_lookup import (
 __all__ = ["DF_TABLE", "POSTING_PARTITIONS", "POSTING_TABLE", "IndexVersionError",
            "PostgresSentenceIndex", "df_increments", "posting_columns"]  # fmt: skip
 
-# The refs of document g.id (detection.pack_refs), as the delete trigger of migration 0011 has
-# them: the equality for hash joins over many documents, the range for BRIN, no overflowing
-# shift (bigint shifts wrap silently: the range of an id past 2^31 - 1 would be another's).
-DOCUMENT_REFS = (
-    "(p.ref >> 32) = g.id AND g.id BETWEEN 0 AND 2147483647"
-    " AND p.ref BETWEEN g.id << 32 AND (g.id << 32) | 4294967295"
-)
 # After loading this many postings in one call the planner statistics are refreshed, so that
 # lookups keep using the feature index instead of guessing from an empty table.
 ANALYZE_AFTER_ROWS = 200_000
@@ -87,6 +81,7 @@ _HEAVY: dict[tuple[str, str, str], HeavyFeatures] = {}  # per database server an
 # The indexed-document counter (migration 0008) is append-only; every COMPACT_EVERY-th
 # add_many of a process folds its rows.
 COUNT_TABLE = "documents_index_documents"
+FORGET_DOCUMENTS = "documents_index_forget_documents"  # migration 0012
 COMPACT_EVERY = 64
 _ADDS_SINCE_COMPACTION: dict[tuple[str, str], int] = {}
 
@@ -116,7 +111,9 @@ class PostgresSentenceIndex:
             raise ValueError("Scope the index by documents or by collections, not both.")
         self.model_version = model_version
         self.using = using
-        self._requested_scope = None if documents is None else sorted(set(documents))
+        self._requested_scope = (
+            None if documents is None else np.unique(np.fromiter(documents, np.int64))
+        )  # the lookup's binary parameter, built once
         self._collections = None if collections is None else sorted(set(collections))
 
     # --- writes -------------------------------------------------------------------------
@@ -155,27 +152,9 @@ class PostgresSentenceIndex:
         if not ids:
             return
         with transaction.atomic(using=self.using), connections[self.using].cursor() as cursor:
-            # Each document is its range of refs (the BRIN index finds the blocks). Without
-            # JIT: the planner cannot see the ranges, guesses a large share of the table and
-            # compiled the statement (~300 ms) to delete a few hundred rows. The caller's
-            # setting is restored afterwards (it may go on in the same transaction).
-            cursor.execute("SELECT current_setting('jit'), set_config('jit', 'off', true)")
-            jit = cursor.fetchone()[0]
-            cursor.execute(
-                f"""
-                WITH gone AS (
-                    DELETE FROM {POSTING_TABLE} p USING unnest(%s::bigint[]) AS g(id)
-                    WHERE {DOCUMENT_REFS}
-                    RETURNING p.ref >> 32 AS document_id, p.feature
-                )
-                SELECT feature, count(DISTINCT document_id) FROM gone
-                GROUP BY feature ORDER BY feature
-                """,
-                [ids],
-            )
-            decrements = cursor.fetchall()
-            cursor.execute("SELECT set_config('jit', %s, true)", [jit])
-            self._decrement_df(cursor, decrements)
+            # The function the delete trigger calls too (migration 0012): postings by each
+            # document's ref range, df lowered with its rows locked in feature order.
+            cursor.execute(f"SELECT {FORGET_DOCUMENTS}(%s::bigint[])", [ids])
             self._mark_removed(ids)
 
     def compact_document_count(self) -> None:
@@ -321,7 +300,7 @@ class PostgresSentenceIndex:
     def _scope(self) -> tuple[str, dict[str, object]]:
         """The final SELECT over the hits, if the index is scoped, and its parameters."""
         if self._requested_scope is not None:
-            return SCOPE_DOCUMENTS, {"scope": Int8Array(np.array(self._requested_scope))}
+            return SCOPE_DOCUMENTS, {"scope": Int8Array(self._requested_scope)}
         if self._collections is None:
             return "", {}
         return SCOPE_COLLECTIONS, {"collections": self._collections}
@@ -373,29 +352,6 @@ class PostgresSentenceIndex:
                 f" ON CONFLICT (feature) DO UPDATE SET df = {DF_TABLE}.df + EXCLUDED.df",
                 [Int8Array(features), Int8Array(counts.astype(np.int64))],
             )
-
-    def _decrement_df(self, cursor: CursorWrapper, decrements: list[tuple[int, int]]) -> None:
-        if not decrements:
-            return
-        features = [feature for feature, _ in decrements]
-        # Lock the rows in feature order first (as the sorted upsert does): no deadlock with
-        # a concurrent add or remove touching the same features.
-        cursor.execute(
-            f"SELECT feature FROM {DF_TABLE} WHERE feature = ANY(%s::bigint[])"
-            " ORDER BY feature FOR UPDATE",
-            [features],
-        )
-        cursor.execute(
-            f"""
-            UPDATE {DF_TABLE} AS f SET df = f.df - t.n
-            FROM unnest(%s::bigint[], %s::int[]) AS t(feature, n)
-            WHERE f.feature = t.feature
-            """,
-            [features, [n for _, n in decrements]],
-        )
-        cursor.execute(
-            f"DELETE FROM {DF_TABLE} WHERE feature = ANY(%s::bigint[]) AND df <= 0", [features]
-        )
 
     def _count_adds(self, documents: int) -> None:
         """Count added documents (the bound of the heavy-feature cache), in a slot of the
