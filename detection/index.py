@@ -14,7 +14,7 @@ one column instead of three (docs/benchmarks.md).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import chain
 from typing import NamedTuple, Protocol, runtime_checkable
@@ -90,15 +90,6 @@ class Postings:
     @classmethod
     def empty(cls) -> Postings:
         return cls(np.empty(0, np.int64), np.empty(0, np.int64))
-
-    @classmethod
-    def of(cls, postings: Iterable[Posting]) -> Postings:
-        rows = list(postings)
-        if not rows:
-            return cls.empty()
-        columns = (np.array(c, np.int64) for c in zip(*rows, strict=True))
-        features, documents, sentences, sizes = columns
-        return cls(features, pack_refs(documents, sentences, sizes))
 
     def __len__(self) -> int:
         return len(self.features)
