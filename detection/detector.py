@@ -20,7 +20,13 @@ from detection.sentences import split_sentences
 from detection.vocabulary import document_features
 from detection.words import sentence_words
 
-__all__ = ["analyze", "detect", "compare", "coverage"]
+__all__ = ["analyze", "detect", "compare", "coverage", "model_version"]
+
+
+def model_version(config: DetectorConfig = DEFAULT_CONFIG) -> str:
+    """The ``model_version`` of the analyses :func:`analyze` makes with ``config``: features of
+    analyses with different versions are not comparable."""
+    return feature_model(config).version
 
 
 def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnalysis:

@@ -8,6 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, QuerySet
 from django.shortcuts import get_object_or_404
 
+from detection import model_version
 from documents.models import Collection, Document, Match
 
 
@@ -66,13 +67,33 @@ def document_get(*, user: AbstractBaseUser, document_id: int) -> Document:
 def detection_scope_collections(*, document: Document) -> list[int]:
     """Collections a document is checked against: its own (the other submissions) plus the
     archives selected on it (none selected: every archive of the owner)."""
-    collection = document.collection
+    return collection_scope(collection=document.collection)
+
+
+def collection_scope(*, collection: Collection) -> list[int]:
+    """The collection and the archives its documents are checked against."""
     archives = list(collection.archives.values_list("id", flat=True))
     if not archives:
         archives = list(
             archive_list(user=collection.owner, exclude=collection).values_list("id", flat=True)
         )
     return [collection.id, *archives]
+
+
+def current_model_version() -> str:
+    """The feature model that analyses are made with now (see `documents_stale`)."""
+    return model_version()
+
+
+def documents_stale(*, collections: list[int] | None = None) -> QuerySet[Document]:
+    """Processed documents analysed with another feature model than the current one (an
+    upgrade changed the tokenizer, the IDF list or the hashing): the index compares documents
+    of one model only, so these are left out of every check until they are analysed again
+    (`services.documents_reanalyze`). All collections, or only `collections`."""
+    stale = Document.objects.filter(status=Document.Status.DONE).exclude(
+        model_version=current_model_version()
+    )
+    return stale if collections is None else stale.filter(collection_id__in=collections)
 
 
 def report_get(*, document: Document) -> Report:

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import connection, transaction
+from django.db.models import QuerySet
 
 from dedup.services import dedup_assign_enqueue
 from detection import DetectionError, DocumentAnalysis, Passage, analyze, coverage
@@ -164,6 +165,34 @@ def document_delete(*, document: Document) -> None:
         transaction.on_commit(lambda: storage.delete(name))
         for other in Document.objects.filter(id__in=affected):
             _similarity_refresh(other)
+
+
+def documents_reanalyze(*, documents: QuerySet[Document]) -> int:
+    """Queue processed documents for the whole pipeline again (e.g. the stale ones after an
+    upgrade changed the feature model, `selectors.documents_stale`); returns how many.
+
+    Documents already queued or in progress are left alone, so running this twice does not
+    queue anything twice. Each document's matches are replaced when it is processed, in both
+    directions, so the reports are complete again once all of them are done.
+    """
+    with transaction.atomic():
+        ids = list(
+            documents.filter(status__in=[Document.Status.DONE, Document.Status.FAILED])
+            .order_by("id")
+            .values_list("id", flat=True)
+        )
+        Document.objects.filter(id__in=ids).update(
+            status=Document.Status.QUEUED, progress=0, error=""
+        )
+        transaction.on_commit(lambda: _enqueue_ids(ids))
+    return len(ids)
+
+
+def _enqueue_ids(ids: Sequence[int]) -> None:
+    from documents.tasks import document_process_task
+
+    for document_id in ids:
+        document_process_task.delay(document_id)
 
 
 def document_process(*, document_id: int) -> None:

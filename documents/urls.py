@@ -17,6 +17,11 @@ urlpatterns = [
         views.collection_archives,
         name="collection_archives",
     ),
+    path(
+        "collections/<int:collection_id>/reanalyze/",
+        views.collection_reanalyze,
+        name="collection_reanalyze",
+    ),
     path("documents/<int:document_id>/", views.document_detail, name="document_detail"),
     path("documents/<int:document_id>/report/", views.document_report, name="document_report"),
     path("documents/<int:document_id>/recheck/", views.document_recheck, name="document_recheck"),

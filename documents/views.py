@@ -40,8 +40,22 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
             choices=choices, initial={"archives": collection.archives.all()}
         ),
         "has_archives": choices.exists(),
+        "stale": selectors.documents_stale(
+            collections=selectors.collection_scope(collection=collection)
+        ).count(),
     }
     return render(request, "documents/collection_detail.html", context)
+
+
+@login_required
+@require_POST
+def collection_reanalyze(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """Queue the stale documents of the collection and of the archives it is checked against."""
+    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    stale = selectors.documents_stale(collections=selectors.collection_scope(collection=collection))
+    queued = services.documents_reanalyze(documents=stale)
+    messages.success(request, f"{queued} document(s) queued for analysis again.")
+    return redirect("collection_detail", collection_id=collection.id)
 
 
 @login_required

@@ -64,6 +64,9 @@ main() {
     export DJANGO_SETTINGS_MODULE=config.settings.dev
     setup_migrate
     setup_demo_user
+    # After an upgrade that changed the feature model, the documents analysed before are
+    # queued again (the worker below re-processes them); otherwise this queues nothing.
+    manage reanalyze
 
     mkdir -p "$LOGDIR"
     start_child "Celery worker (log: $LOGDIR/celery.log)" "$LOGDIR/celery.log" \

@@ -1,0 +1,63 @@
+"""`python manage.py reanalyze`: queue documents for analysis again, e.g. after an upgrade.
+
+The index compares documents of one feature model only (`model_version`: tokenizer, IDF list,
+hashing), so after an upgrade that changes it the documents analysed before are left out of
+every check until they are analysed again. `make run` calls this command at every start;
+the worker then re-processes them in the background (progress on the collection pages).
+"""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from documents import selectors, services
+from documents.models import Collection, Document
+
+
+class Command(BaseCommand):
+    help = (
+        "Queue the documents analysed with an older feature model (or --all processed "
+        "documents) for the whole pipeline again; the Celery worker does the work."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--all", action="store_true",
+            help="every processed document (failed ones included), not only the stale ones",
+        )  # fmt: skip
+        parser.add_argument(
+            "--collection", type=int, action="append", default=None, metavar="ID",
+            help="only this collection (repeatable)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--dry-run", action="store_true", help="count the documents, queue nothing"
+        )
+
+    def handle(self, *args: object, **options: object) -> None:
+        collections = options["collection"]
+        if collections is not None:
+            missing = set(collections) - set(  # type: ignore[arg-type]
+                Collection.objects.filter(id__in=collections).values_list("id", flat=True)
+            )
+            if missing:
+                raise CommandError(f"No collection with id {', '.join(map(str, sorted(missing)))}.")
+        if options["all"]:
+            documents = Document.objects.all()
+            if collections is not None:
+                documents = documents.filter(collection_id__in=collections)
+            what = "processed document(s)"
+        else:
+            documents = selectors.documents_stale(collections=collections)  # type: ignore[arg-type]
+            what = "document(s) analysed with another feature model than the current one"
+        self.stdout.write(f"Current feature model: {selectors.current_model_version()}")
+        if options["dry_run"]:
+            count = documents.filter(
+                status__in=[Document.Status.DONE, Document.Status.FAILED]
+            ).count()
+            self.stdout.write(f"{count} {what} would be queued.")
+            return
+        count = services.documents_reanalyze(documents=documents)
+        if count:
+            self.stdout.write(f"Queued {count} {what} for analysis again.")
+        else:
+            self.stdout.write(f"Nothing to re-analyse: no {what}.")

@@ -1,0 +1,159 @@
+"""After an upgrade that changes the feature model, the documents analysed before are found
+(stale), queued again by the command, the collection page or the service, and compared again."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+
+from documents import selectors, services
+from documents import tasks as document_tasks
+from documents.models import Document
+from tests.documents.factories import processed, upload
+
+pytestmark = pytest.mark.django_db
+
+ENGLISH = (
+    "The committee published its annual report on Monday morning. "
+    "It describes how the water supply of the region was improved over the last decade. "
+    "Engineers replaced most of the old pipes and built two new treatment plants. "
+    "The report also warns that rainfall has become less predictable in recent years."
+)
+COPIER = "Cooking pasta needs salt and time, " + ENGLISH[ENGLISH.index("how the water") :]
+OLDER = "lis0;an-earlier-release"
+
+
+@pytest.fixture
+def assignment(owner):
+    return services.collection_create(owner=owner, name="Essay 1")
+
+
+@pytest.fixture
+def worker(monkeypatch, django_capture_on_commit_callbacks):
+    """Tasks queued on commit, run in-process when `run()` is called (as the worker would)."""
+    queued: list[int] = []
+    monkeypatch.setattr(document_tasks.document_process_task, "delay", queued.append)
+
+    class Worker:
+        capture = django_capture_on_commit_callbacks
+        queue = queued
+
+        @staticmethod
+        def run() -> None:
+            while queued:
+                services.document_process(document_id=queued.pop(0))
+
+    return Worker
+
+
+def as_older_model(document: Document) -> None:
+    """Leave the document as an earlier release indexed it: its postings and its row carry
+    another feature model."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO documents_index_model (model_version) VALUES (%s)"
+            " ON CONFLICT (model_version) DO NOTHING",
+            [OLDER],
+        )
+        cursor.execute(
+            "UPDATE documents_posting SET model ="
+            " (SELECT id FROM documents_index_model WHERE model_version = %s)"
+            " WHERE ref >> 32 = %s",
+            [OLDER, document.id],
+        )
+    Document.objects.filter(id=document.id).update(model_version=OLDER)
+
+
+def source_ids(document: Document) -> set[int]:
+    return {s.document for s in selectors.report_get(document=document).sources}
+
+
+def test_documents_of_an_older_model_are_stale_and_compared_again_once_reanalysed(
+    assignment, worker
+):
+    source = processed(assignment, "source.txt", ENGLISH.encode())
+    as_older_model(source)
+    copier = processed(assignment, "copier.txt", COPIER.encode())
+    assert source_ids(copier) == set()  # the older analysis is not comparable
+    assert list(selectors.documents_stale()) == [source]
+
+    with worker.capture(execute=True):
+        assert services.documents_reanalyze(documents=selectors.documents_stale()) == 1
+    source.refresh_from_db()
+    assert source.status == Document.Status.QUEUED
+    assert worker.queue == [source.id]
+    worker.run()
+
+    source.refresh_from_db()
+    assert (source.status, source.model_version) == (
+        Document.Status.DONE,
+        selectors.current_model_version(),
+    )
+    assert not selectors.documents_stale().exists()
+    assert source_ids(copier) == {source.id}  # its matches are stored both ways
+    assert source_ids(source) == {copier.id}
+
+
+def test_reanalyze_leaves_queued_documents_alone(assignment, worker):
+    done = processed(assignment, "source.txt", ENGLISH.encode())
+    waiting = upload(assignment, "copier.txt", COPIER.encode())
+    with worker.capture(execute=True):
+        assert services.documents_reanalyze(documents=Document.objects.all()) == 1
+    assert worker.queue == [done.id]
+    waiting.refresh_from_db()
+    assert waiting.status == Document.Status.QUEUED
+
+
+def test_the_command_queues_the_stale_documents(assignment, worker):
+    source = processed(assignment, "source.txt", ENGLISH.encode())
+    processed(assignment, "copier.txt", COPIER.encode())
+    as_older_model(source)
+    out = io.StringIO()
+    call_command("reanalyze", "--dry-run", stdout=out)
+    assert "\n1 document(s) analysed with another feature model" in out.getvalue()
+    assert worker.queue == []
+
+    out = io.StringIO()
+    with worker.capture(execute=True):
+        call_command("reanalyze", "--collection", str(assignment.id), stdout=out)
+    assert "\nQueued 1 document(s)" in out.getvalue()
+    assert worker.queue == [source.id]
+
+    out = io.StringIO()
+    call_command("reanalyze", stdout=out)  # already queued: nothing twice
+    assert "\nNothing to re-analyse" in out.getvalue()
+
+
+def test_the_command_refuses_an_unknown_collection():
+    with pytest.raises(CommandError, match="No collection with id 424242"):
+        call_command("reanalyze", "--collection", "424242")
+
+
+def test_the_collection_page_offers_to_reanalyse_its_stale_documents(
+    client, owner, assignment, worker
+):
+    source = processed(assignment, "source.txt", ENGLISH.encode())
+    client.force_login(owner)
+    page = client.get(f"/collections/{assignment.id}/").content.decode()
+    assert 'id="stale"' not in page
+
+    as_older_model(source)
+    page = client.get(f"/collections/{assignment.id}/").content.decode()
+    assert 'id="stale"' in page
+    assert "1 document of this collection and its archives was analysed" in page
+
+    with worker.capture(execute=True):
+        response = client.post(f"/collections/{assignment.id}/reanalyze/", follow=True)
+    assert "1 document(s) queued for analysis again." in response.content.decode()
+    assert worker.queue == [source.id]
+    worker.run()
+    page = client.get(f"/collections/{assignment.id}/").content.decode()
+    assert 'id="stale"' not in page
+
+
+def test_another_users_collection_cannot_be_reanalysed(client, stranger, assignment):
+    client.force_login(stranger)
+    assert client.post(f"/collections/{assignment.id}/reanalyze/").status_code == 404
