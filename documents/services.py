@@ -18,7 +18,7 @@ from django.db.models import QuerySet
 from dedup.services import dedup_assign_enqueue
 from detection import DetectionError, DocumentAnalysis, Passage, analyze, coverage
 from detection.detector import detect_refined
-from documents import boilerplate, selectors
+from documents import boilerplate, broker, selectors
 from documents.extraction import ArchiveMember, Boilerplate, ExtractionError, iter_archive
 from documents.models import Collection, Document, Match, MatchPassage
 from documents.pg_index import PostgresSentenceIndex
@@ -184,6 +184,28 @@ def documents_reanalyze(*, documents: QuerySet[Document]) -> int:
         Document.objects.filter(id__in=ids).update(
             status=Document.Status.QUEUED, progress=0, error=""
         )
+        transaction.on_commit(lambda: _enqueue_ids(ids))
+    return len(ids)
+
+
+def documents_resume() -> int:
+    """Queue again the unfinished documents (queued or processing) whose message is not in
+    the broker (`documents.broker`): it was lost when Redis or a worker stopped. Returns how
+    many. When the broker cannot be read, every unfinished document is queued again: a
+    duplicate message only costs a second run of the pipeline, a lost one leaves the
+    document waiting for ever.
+
+    Meant for start-up, before the workers run (`make run`): a document that a running worker
+    is processing right now has no message waiting either, and would be processed twice.
+    """
+    waiting = broker.waiting_document_ids()
+    unfinished = Document.objects.filter(
+        status__in=[Document.Status.QUEUED, Document.Status.PROCESSING]
+    )
+    with transaction.atomic():
+        ids = [i for i in unfinished.order_by("id").values_list("id", flat=True)
+               if waiting is None or i not in waiting]  # fmt: skip
+        Document.objects.filter(id__in=ids).update(status=Document.Status.QUEUED, progress=0)
         transaction.on_commit(lambda: _enqueue_ids(ids))
     return len(ids)
 

@@ -64,9 +64,9 @@ main() {
     export DJANGO_SETTINGS_MODULE=config.settings.dev
     setup_migrate
     setup_demo_user
-    # After an upgrade that changed the feature model, the documents analysed before are
-    # queued again (the worker below re-processes them); otherwise this queues nothing.
-    manage reanalyze
+    # Before the worker starts: documents analysed by an earlier feature model (after an
+    # upgrade), and unfinished documents whose message the broker lost, are queued again.
+    manage reanalyze --unfinished
 
     mkdir -p "$LOGDIR"
     start_child "Celery worker (log: $LOGDIR/celery.log)" "$LOGDIR/celery.log" \

@@ -172,9 +172,11 @@ redis_start() {
         "choose a free one: REDIS_PORT=<port> make ..."
     command -v redis-server >/dev/null || die "redis-server missing (run: make setup-system)"
     log "starting Redis on 127.0.0.1:$REDIS_PORT ($REDIS_DIR)"
+    # Append-only file: the queued tasks (documents waiting to be processed) survive a
+    # restart of Redis, e.g. Ctrl-C of `make run` with uploads still waiting.
     redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$REDIS_DIR" \
         --daemonize yes --pidfile "$REDIS_PIDFILE" --logfile "$LOGDIR/redis.log" \
-        --save "" --appendonly no >/dev/null
+        --save "" --appendonly yes --appendfsync everysec >/dev/null
     for _ in $(seq 1 50); do
         if redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG; then
             mark_started redis

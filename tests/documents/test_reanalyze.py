@@ -157,3 +157,70 @@ def test_the_collection_page_offers_to_reanalyse_its_stale_documents(
 def test_another_users_collection_cannot_be_reanalysed(client, stranger, assignment):
     client.force_login(stranger)
     assert client.post(f"/collections/{assignment.id}/reanalyze/").status_code == 404
+
+
+def test_the_broker_tells_which_documents_have_a_message_waiting():
+    """On the real Redis: a message queued and one delivered but not acknowledged."""
+    import json
+    import os
+
+    from config.celery import app
+    from documents import broker
+
+    queue, unacked = f"broker-test-{os.getpid()}", f"unacked-test-{os.getpid()}"
+    document_tasks.document_process_task.apply_async(args=[41], queue=queue)
+    document_tasks.document_process_task.apply_async(args=[42], queue=queue)
+    with app.connection_for_write() as connection:
+        client = connection.default_channel.client
+        try:
+            delivered = client.rpop(queue)  # as a worker takes it (kombu keeps it in unacked)
+            client.hset(unacked, "tag", json.dumps([json.loads(delivered), "", queue]))
+            assert broker.waiting_document_ids(queue, unacked) == {41, 42}
+            client.hset(unacked, "other", json.dumps([{"headers": {"task": "x"}}, "", queue]))
+            assert broker.waiting_document_ids(queue, unacked) == {41, 42}
+            client.hset(unacked, "garbled", "not json")
+            assert broker.waiting_document_ids(queue, unacked) is None
+        finally:
+            client.delete(queue, unacked)
+
+
+def test_unfinished_documents_whose_message_was_lost_are_queued_again(
+    assignment, worker, monkeypatch
+):
+    from documents import broker
+
+    done = processed(assignment, "source.txt", ENGLISH.encode())
+    lost = upload(assignment, "lost.txt", COPIER.encode())  # its message was never sent
+    waiting = upload(assignment, "waiting.txt", COPIER.encode())
+    interrupted = upload(assignment, "interrupted.txt", COPIER.encode())
+    Document.objects.filter(id=interrupted.id).update(
+        status=Document.Status.PROCESSING, progress=45
+    )
+    monkeypatch.setattr(broker, "waiting_document_ids", lambda: {waiting.id})
+    with worker.capture(execute=True):
+        assert services.documents_resume() == 2
+    assert worker.queue == [lost.id, interrupted.id]
+    interrupted.refresh_from_db()
+    assert (interrupted.status, interrupted.progress) == (Document.Status.QUEUED, 0)
+    worker.run()
+    statuses = dict(Document.objects.values_list("id", "status"))
+    assert statuses[lost.id] == statuses[interrupted.id] == statuses[done.id] == "done"
+    assert statuses[waiting.id] == "queued"  # its message is still in the broker
+
+    # The broker cannot be read: every unfinished document is queued (twice at worst).
+    monkeypatch.setattr(broker, "waiting_document_ids", lambda: None)
+    with worker.capture(execute=True):
+        assert services.documents_resume() == 1
+    assert worker.queue == [waiting.id]
+
+
+def test_the_command_resumes_unfinished_documents(assignment, worker, monkeypatch):
+    from documents import broker
+
+    lost = upload(assignment, "lost.txt", COPIER.encode())
+    monkeypatch.setattr(broker, "waiting_document_ids", lambda: set())
+    out = io.StringIO()
+    with worker.capture(execute=True):
+        call_command("reanalyze", "--unfinished", stdout=out)
+    assert out.getvalue().startswith("Queued 1 unfinished document(s)")
+    assert worker.queue == [lost.id]

@@ -30,10 +30,22 @@ class Command(BaseCommand):
             help="only this collection (repeatable)",
         )  # fmt: skip
         parser.add_argument(
+            "--unfinished", action="store_true",
+            help="also queue again the documents left queued or processing whose message the "
+            "broker lost (run it while no worker runs: make run does, before starting one)",
+        )  # fmt: skip
+        parser.add_argument(
             "--dry-run", action="store_true", help="count the documents, queue nothing"
         )
 
     def handle(self, *args: object, **options: object) -> None:
+        if options["unfinished"] and not options["dry_run"]:
+            resumed = services.documents_resume()
+            self.stdout.write(
+                f"Queued {resumed} unfinished document(s) whose message the broker had lost."
+                if resumed
+                else "No unfinished document lost its message."
+            )
         collections = options["collection"]
         if collections is not None:
             missing = set(collections) - set(  # type: ignore[arg-type]

@@ -1,0 +1,58 @@
+"""Which documents have a processing message waiting in the broker (Redis).
+
+A document stays `queued` or `processing` if its message is lost: Redis stopped without
+persistence, or a worker died and the message was never redelivered. The start-up sweep
+(`manage.py reanalyze --unfinished`) queues such documents again, and reads the broker first
+so that documents whose message is still there are not processed twice.
+
+Messages are read as kombu's Redis transport stores them (Celery's message protocol 2): a list
+per queue (and per priority step, keys `<queue>\\x06\\x16<priority>`), plus the `unacked` hash of
+messages delivered to a worker but not acknowledged (`acks_late`), whose values are
+`[message, exchange, routing_key]`. A message's body is base64 JSON `[args, kwargs, embed]`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+from collections.abc import Iterable
+
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+PROCESS_TASK = "documents.process"
+UNACKED = "unacked"  # kombu.transport.redis.Channel.unacked_key
+_PRIORITY_SEPARATOR = "\x06\x16"
+
+
+def waiting_document_ids(
+    queue: str | None = None, unacked_key: str = UNACKED
+) -> set[int] | None:
+    """Ids of the documents with a `documents.process` message in `queue` (default: the
+    documents queue) or delivered and not acknowledged; None when the broker cannot be read
+    or holds a message this module does not understand (then the caller assumes nothing)."""
+    from config.celery import app
+
+    queue = queue or settings.DOCUMENTS_QUEUE
+    try:
+        with app.connection_for_read() as connection:
+            client = connection.default_channel.client
+            keys = [queue, *client.keys(f"{queue}{_PRIORITY_SEPARATOR}*")]
+            raw = [message for key in keys for message in client.lrange(key, 0, -1)]
+            unacked = [json.loads(value)[0] for value in client.hvals(unacked_key)]
+        return _document_ids([json.loads(message) for message in raw] + unacked)
+    except Exception:  # noqa: BLE001 - any failure means "unknown", never a guess
+        logger.warning("could not read the broker's queued messages", exc_info=True)
+        return None
+
+
+def _document_ids(messages: Iterable[dict]) -> set[int]:
+    ids: set[int] = set()
+    for message in messages:
+        if message.get("headers", {}).get("task") != PROCESS_TASK:
+            continue
+        args, kwargs, _embed = json.loads(base64.b64decode(message["body"]))
+        ids.add(int(args[0] if args else kwargs["document_id"]))
+    return ids
