@@ -96,6 +96,69 @@ def documents_stale(*, collections: list[int] | None = None) -> QuerySet[Documen
     return stale if collections is None else stale.filter(collection_id__in=collections)
 
 
+@dataclass(frozen=True)
+class PairView:
+    """Two documents that share passages: `document` is in the collection; `other` is
+    another submission of it (then both shares are known) or a document of an archive."""
+
+    document: int
+    title: str
+    other: int
+    other_title: str
+    other_collection: str
+    share: float  # of the document's text found in the other
+    other_share: float | None  # of the other's text found in the document (peers only)
+    passages: int
+
+    @property
+    def strongest(self) -> float:
+        return max(self.share, self.other_share or 0.0)
+
+
+def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[PairView]:
+    """Every pair of documents sharing passages that involves a document of the collection,
+    once (a pair of submissions is stored in both directions: one row with both shares, the
+    larger first), most copied first; pairs whose larger share is below `minimum` left out."""
+    rows = (
+        Match.objects.filter(document__collection=collection)
+        .values(
+            "document_id", "document__folder", "document__filename", "source_id",
+            "source__folder", "source__filename", "source__collection_id",
+            "source__collection__name", "similarity",
+        )  # fmt: skip
+        .annotate(passage_count=Count("passages"))
+        .order_by()
+    )
+    shares: dict[tuple[int, int], float] = {}
+    found: dict[tuple[int, int], dict] = {}
+    for row in rows:
+        shares[row["document_id"], row["source_id"]] = row["similarity"]
+        found[row["document_id"], row["source_id"]] = row
+    pairs: list[PairView] = []
+    for (document, other), row in found.items():
+        back = shares.get((other, document))
+        if back is not None and (back, other) > (row["similarity"], document):
+            continue  # listed from the other side, where its larger share is
+        pair = PairView(
+            document=document,
+            title=_path(row["document__folder"], row["document__filename"]),
+            other=other,
+            other_title=_path(row["source__folder"], row["source__filename"]),
+            other_collection=row["source__collection__name"],
+            share=row["similarity"],
+            other_share=back,
+            passages=row["passage_count"],
+        )
+        if pair.strongest >= minimum:
+            pairs.append(pair)
+    pairs.sort(key=lambda p: (-p.strongest, -(p.other_share or 0.0), p.document, p.other))
+    return pairs
+
+
+def _path(folder: str, filename: str) -> str:
+    return f"{folder}/{filename}" if folder else filename
+
+
 def report_get(*, document: Document) -> Report:
     """The sources of a processed document, most copied first, with their passages."""
     matches = (

@@ -18,6 +18,9 @@ urlpatterns = [
         name="collection_archives",
     ),
     path(
+        "collections/<int:collection_id>/pairs/", views.collection_pairs, name="collection_pairs"
+    ),
+    path(
         "collections/<int:collection_id>/reanalyze/",
         views.collection_reanalyze,
         name="collection_reanalyze",

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import csv
+import math
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from documents import selectors, services
@@ -45,6 +49,50 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         ).count(),
     }
     return render(request, "documents/collection_detail.html", context)
+
+
+@login_required
+def collection_pairs(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """The pairs of documents that share passages, most copied first; `?min=30` keeps pairs
+    where at least 30 % of one side is shared, `?format=csv` downloads them."""
+    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    minimum = _percent_param(request.GET.get("min"))
+    pairs = selectors.collection_pairs(collection=collection, minimum=minimum / 100)
+    if request.GET.get("format") == "csv":
+        return _pairs_csv(request, collection, pairs)
+    context = {"collection": collection, "pairs": pairs, "minimum": minimum}
+    return render(request, "documents/collection_pairs.html", context)
+
+
+def _percent_param(value: str | None) -> float:
+    """A percentage from the query string; anything else (missing, garbage) is 0."""
+    try:
+        number = float(value or 0)
+    except ValueError:
+        return 0.0
+    return min(max(number, 0.0), 100.0) if math.isfinite(number) else 0.0
+
+
+def _pairs_csv(
+    request: HttpRequest, collection: Collection, pairs: list[selectors.PairView]
+) -> HttpResponse:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    name = f"copied-pairs-collection-{collection.id}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response.write("\ufeff")  # BOM: spreadsheet programs then read the file as UTF-8
+    writer = csv.writer(response)
+    writer.writerow(
+        ["document", "other document", "other's collection", "share of document (%)",
+         "share of other (%)", "passages", "side by side"]
+    )  # fmt: skip
+    for pair in pairs:
+        report = reverse("document_report", args=[pair.document])
+        writer.writerow(
+            [pair.title, pair.other_title, pair.other_collection, f"{pair.share * 100:.1f}",
+             "" if pair.other_share is None else f"{pair.other_share * 100:.1f}", pair.passages,
+             request.build_absolute_uri(f"{report}?source={pair.other}")]
+        )  # fmt: skip
+    return response
 
 
 @login_required

@@ -43,6 +43,7 @@ ENGLISH = (
 def test_the_public_api_is_exactly_the_contract():
     assert set(detection.__all__) == {
         "DetectorConfig", "DEFAULT_CONFIG", "analyze", "detect", "compare", "coverage",
+        "model_version",
         "DocumentAnalysis", "SentenceRecord", "Posting", "Postings", "SentenceIndex",
         "pack_refs", "unpack_refs",
         "MemoryIndex",
@@ -165,3 +166,13 @@ def test_detect_refined_moves_sentence_borders_to_the_copied_words():
     assert coarse.start == 0  # the copy starts inside the query's first sentence
     assert suspicious[fine.start : fine.end] == copied
     assert ENGLISH[fine.source_start : fine.source_end] == copied
+
+
+def test_model_version_names_the_model_analyze_stamps():
+    from dataclasses import replace
+
+    from detection import DEFAULT_CONFIG, model_version
+
+    assert model_version() == analyze(ENGLISH).model_version
+    other = replace(DEFAULT_CONFIG, chain_length=DEFAULT_CONFIG.chain_length + 1)
+    assert model_version(other) == analyze(ENGLISH, other).model_version != model_version()

@@ -1,0 +1,117 @@
+"""The copied-pairs page of a collection: every pair once, both shares, most copied first,
+filtered by a minimum share, and as a CSV download."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from documents import selectors, services
+from tests.documents.factories import processed
+
+pytestmark = pytest.mark.django_db
+
+WATER = (
+    "The committee published its annual report on Monday morning. "
+    "It describes how the water supply of the region was improved over the last decade. "
+    "Engineers replaced most of the old pipes and built two new treatment plants. "
+    "The report also warns that rainfall has become less predictable in recent years."
+)
+TRAINS = (
+    "The railway company announced a new timetable for the winter season. "
+    "Trains between the two largest cities will run every half hour during the day. "
+    "Passengers complained that the night connections were cancelled without notice. "
+    "The company promised to review the decision after listening to the travellers."
+)
+UNRELATED = (
+    "My grandmother grows tomatoes, beans and pumpkins in her small garden. "
+    "Every autumn she makes jam from the plums of the old tree behind the house."
+)
+
+
+@pytest.fixture
+def collections(owner):
+    archive = services.collection_create(owner=owner, name="Published", kind="archive")
+    assignment = services.collection_create(owner=owner, name="Essay 1")
+    documents = {
+        "trains": processed(archive, "trains.txt", TRAINS.encode()),
+        "water": processed(assignment, "water.txt", WATER.encode()),
+        "copier": processed(
+            assignment, "copier.txt", ("Cooking pasta needs salt and time. " + WATER[62:]).encode()
+        ),
+        "unrelated": processed(assignment, "garden.txt", UNRELATED.encode()),
+        "reporter": processed(
+            assignment, "reporter.txt", (TRAINS[:150] + " " + UNRELATED[:70]).encode()
+        ),
+    }
+    return assignment, archive, documents
+
+
+def test_each_pair_is_listed_once_with_both_shares_most_copied_first(collections):
+    assignment, _, d = collections
+    pairs = selectors.collection_pairs(collection=assignment)
+    by_pair = {frozenset((p.document, p.other)): p for p in pairs}
+    assert set(by_pair) == {
+        frozenset((d["copier"].id, d["water"].id)),
+        frozenset((d["reporter"].id, d["trains"].id)),
+        frozenset((d["reporter"].id, d["unrelated"].id)),
+    }
+    peers = by_pair[frozenset((d["copier"].id, d["water"].id))]
+    # The copier is mostly the water report; the report is mostly in the copier.
+    assert peers.other_share is not None and peers.share >= peers.other_share > 0.5
+    assert peers.document == d["copier"].id  # the larger share first
+    archived = by_pair[frozenset((d["reporter"].id, d["trains"].id))]
+    assert (archived.document, archived.other_collection) == (d["reporter"].id, "Published")
+    assert archived.other_share is None  # the archive's side is not stored
+    strongest = [p.strongest for p in pairs]
+    assert strongest == sorted(strongest, reverse=True)
+
+
+def test_the_page_filters_by_a_minimum_share(client, owner, collections):
+    assignment, _, d = collections
+    client.force_login(owner)
+    everything = selectors.collection_pairs(collection=assignment)
+    cut = sorted(p.strongest for p in everything)[1] * 100  # above the weakest pair
+    page = client.get(f"/collections/{assignment.id}/pairs/", {"min": f"{cut:.4f}"})
+    shown = page.content.decode()
+    assert page.status_code == 200
+    assert shown.count('<tr data-document="') == sum(p.strongest * 100 >= cut for p in everything)
+    assert shown.count('<tr data-document="') == len(everything) - 1
+    assert f'href="/documents/{d["copier"].id}/report/?source={d["water"].id}"' in shown
+
+    assert client.get(f"/collections/{assignment.id}/pairs/", {"min": "lots"}).status_code == 200
+    empty = client.get(f"/collections/{assignment.id}/pairs/", {"min": "100"}).content.decode()
+    assert "No pair above 100%" in empty
+
+
+def test_the_pairs_download_as_csv(client, owner, collections):
+    assignment, _, d = collections
+    client.force_login(owner)
+    response = client.get(f"/collections/{assignment.id}/pairs/", {"format": "csv"})
+    assert response["Content-Type"].startswith("text/csv")
+    assert "attachment" in response["Content-Disposition"]
+    text = response.content.decode("utf-8-sig")
+    header, *rows = list(csv.reader(io.StringIO(text)))
+    assert header[:3] == ["document", "other document", "other's collection"]
+    pairs = selectors.collection_pairs(collection=assignment)
+    assert [(r[0], r[1]) for r in rows] == [(p.title, p.other_title) for p in pairs]
+    copier_row = next(r for r in rows if r[0] == "copier.txt")
+    assert float(copier_row[3]) >= float(copier_row[4]) > 50
+    assert copier_row[6].endswith(f"/documents/{d['copier'].id}/report/?source={d['water'].id}")
+    archive_row = next(r for r in rows if r[1] == "trains.txt")
+    assert (archive_row[2], archive_row[4]) == ("Published", "")
+
+
+def test_the_collection_page_links_to_its_pairs(client, owner, collections):
+    assignment, _, _ = collections
+    client.force_login(owner)
+    page = client.get(f"/collections/{assignment.id}/").content.decode()
+    assert f'href="/collections/{assignment.id}/pairs/"' in page
+
+
+def test_another_users_pairs_are_not_found(client, stranger, collections):
+    assignment, _, _ = collections
+    client.force_login(stranger)
+    assert client.get(f"/collections/{assignment.id}/pairs/").status_code == 404
