@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -20,6 +20,7 @@ from documents.serializers import (
     DocumentStatusSerializer,
     DocumentSummarySerializer,
     DocumentUploadSerializer,
+    PairSerializer,
     ReportSerializer,
 )
 
@@ -52,6 +53,35 @@ class CollectionArchivesApi(APIView):
         )
         chosen = list(collection.archives.order_by("id").values_list("id", flat=True))
         return Response({"archives": chosen})
+
+
+class CollectionPairsApi(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "min", float, description="keep pairs where at least this % of one side is shared"
+            )
+        ],
+        responses=PairSerializer(many=True),
+    )
+    def get(self, request: Request, collection_id: int) -> Response:
+        """Every pair of documents sharing passages that involves the collection, once, most
+        copied first (the collection page's "Copied pairs")."""
+        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        try:
+            minimum = float(request.query_params.get("min", 0))
+        except ValueError:
+            return Response(
+                {"detail": "min must be a percentage between 0 and 100."},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        if not 0 <= minimum <= 100:
+            return Response(
+                {"detail": "min must be a percentage between 0 and 100."},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        pairs = selectors.collection_pairs(collection=collection, minimum=minimum / 100)
+        return Response(PairSerializer(pairs, many=True).data)
 
 
 class CollectionDocumentsApi(APIView):

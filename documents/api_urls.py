@@ -14,6 +14,11 @@ urlpatterns = [
         api.CollectionDocumentsApi.as_view(),
         name="api_collection_documents",
     ),
+    path(
+        "collections/<int:collection_id>/pairs/",
+        api.CollectionPairsApi.as_view(),
+        name="api_collection_pairs",
+    ),
     path("documents/<int:document_id>/", api.DocumentStatusApi.as_view(), name="api_document"),
     path(
         "documents/<int:document_id>/report/",

@@ -66,3 +66,16 @@ class ReportSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="document.id")
     similarity = serializers.FloatField()
     sources = SourceSerializer(many=True)
+
+
+class PairSerializer(serializers.Serializer):
+    document = serializers.IntegerField(help_text="a document of the collection")
+    title = serializers.CharField()
+    other = serializers.IntegerField(help_text="another submission, or an archive document")
+    other_title = serializers.CharField()
+    other_collection = serializers.CharField()
+    share = serializers.FloatField(help_text="share of the document's text found in the other")
+    other_share = serializers.FloatField(
+        allow_null=True, help_text="share of the other's text (null for archive documents)"
+    )
+    passages = serializers.IntegerField()

@@ -115,3 +115,29 @@ def test_another_users_pairs_are_not_found(client, stranger, collections):
     assignment, _, _ = collections
     client.force_login(stranger)
     assert client.get(f"/collections/{assignment.id}/pairs/").status_code == 404
+
+
+def test_the_api_lists_the_pairs(api, collections):
+    assignment, _, d = collections
+    response = api.get(f"/api/collections/{assignment.id}/pairs/")
+    assert response.status_code == 200
+    pairs = selectors.collection_pairs(collection=assignment)
+    assert [(p["document"], p["other"]) for p in response.json()] == [
+        (p.document, p.other) for p in pairs
+    ]
+    first = next(p for p in response.json() if p["document"] == d["copier"].id)
+    assert first["other"] == d["water"].id and first["share"] >= first["other_share"] > 0.5
+    high = api.get(f"/api/collections/{assignment.id}/pairs/", {"min": "100"})
+    assert high.json() == []
+    for wrong in ("lots", "-1", "101", "nan"):
+        answer = api.get(f"/api/collections/{assignment.id}/pairs/", {"min": wrong})
+        assert answer.status_code == 400 and "percentage" in answer.json()["detail"]
+
+
+def test_the_api_hides_other_users_pairs(collections, stranger):
+    from rest_framework.test import APIClient
+
+    assignment, _, _ = collections
+    client = APIClient()
+    client.force_authenticate(stranger)
+    assert client.get(f"/api/collections/{assignment.id}/pairs/").status_code == 404
