@@ -15,6 +15,11 @@ urlpatterns = [
         name="api_collection_documents",
     ),
     path(
+        "collections/<int:collection_id>/progress/",
+        api.CollectionProgressApi.as_view(),
+        name="api_collection_progress",
+    ),
+    path(
         "collections/<int:collection_id>/pairs/",
         api.CollectionPairsApi.as_view(),
         name="api_collection_pairs",

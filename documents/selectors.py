@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, QuerySet
+from django.db.models import Count, F, QuerySet
 from django.shortcuts import get_object_or_404
 
 from detection import model_version
@@ -51,9 +51,36 @@ def archive_list(*, user: AbstractBaseUser, exclude: Collection | None = None) -
     return archives.exclude(id=exclude.id) if exclude is not None else archives
 
 
-def document_list(*, collection: Collection) -> QuerySet[Document]:
+# How a collection's documents can be listed: the newest first (the default), the most
+# copied first, or by name.
+DOCUMENT_ORDERS = {
+    "uploaded": ("-created_at", "-id"),
+    "similarity": (F("similarity").desc(nulls_last=True), "-id"),
+    "name": ("folder", "filename", "id"),
+}
+
+
+def document_list(*, collection: Collection, order: str = "uploaded") -> QuerySet[Document]:
+    """The collection's documents without their texts, in one of `DOCUMENT_ORDERS`."""
     return collection.documents.defer("text", "sentence_starts", "sentence_ends").order_by(
-        "-created_at", "-id"
+        *DOCUMENT_ORDERS[order]
+    )
+
+
+def document_status_counts(*, collection: Collection) -> dict[str, int]:
+    """How many of the collection's documents are in each status (every status listed)."""
+    counts = dict(
+        collection.documents.order_by().values_list("status").annotate(n=Count("id"))
+    )
+    return {status: counts.get(status, 0) for status in Document.Status.values}
+
+
+def document_progress(*, collection: Collection, ids: list[int]) -> list[dict[str, object]]:
+    """Status and progress of the collection's documents among `ids` (one query)."""
+    return list(
+        collection.documents.filter(id__in=ids)
+        .order_by("id")
+        .values("id", "status", "progress")
     )
 
 

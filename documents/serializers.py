@@ -79,3 +79,16 @@ class PairSerializer(serializers.Serializer):
         allow_null=True, help_text="share of the other's text (null for archive documents)"
     )
     passages = serializers.IntegerField()
+
+
+class DocumentProgressSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    progress = serializers.IntegerField()
+
+
+class CollectionProgressSerializer(serializers.Serializer):
+    counts = serializers.DictField(
+        child=serializers.IntegerField(), help_text="documents of the collection per status"
+    )
+    documents = DocumentProgressSerializer(many=True, help_text="the documents asked for")

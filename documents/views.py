@@ -7,6 +7,7 @@ import math
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -32,13 +33,25 @@ def collection_list(request: HttpRequest) -> HttpResponse:
     )
 
 
+DOCUMENTS_PER_PAGE = 100
+
+
 @login_required
 def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
     collection = selectors.collection_get(user=request.user, collection_id=collection_id)
     choices = selectors.archive_list(user=request.user, exclude=collection)
+    order = request.GET.get("sort", "uploaded")
+    if order not in selectors.DOCUMENT_ORDERS:
+        order = "uploaded"
+    documents = Paginator(
+        selectors.document_list(collection=collection, order=order), DOCUMENTS_PER_PAGE
+    ).get_page(request.GET.get("page"))
     context = {
         "collection": collection,
-        "documents": selectors.document_list(collection=collection),
+        "documents": documents,
+        "order": order,
+        "sort_choices": [("uploaded", "newest"), ("similarity", "most copied"), ("name", "name")],
+        "counts": selectors.document_status_counts(collection=collection),
         "upload_form": UploadForm(),
         "archives_form": ArchivesForm(
             choices=choices, initial={"archives": collection.archives.all()}

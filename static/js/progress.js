@@ -1,4 +1,6 @@
-// Polls the JSON status of unfinished documents and reloads the page once they finish.
+// Follows unfinished documents and reloads the page once one of them finishes: a document's
+// page polls its own status; a collection's page polls the status of all its unfinished rows
+// in one request (GET /api/collections/<id>/progress/?ids=...), not one request per row.
 (function () {
   "use strict";
   var FINISHED = { done: true, failed: true };
@@ -7,31 +9,46 @@
     fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (data) {
-        if (!data) { return; }
-        onUpdate(data);
-        if (!FINISHED[data.status]) { setTimeout(function () { poll(url, onUpdate); }, 1000); }
+        if (data && onUpdate(data)) { setTimeout(function () { poll(url, onUpdate); }, 1500); }
       })
       .catch(function () { setTimeout(function () { poll(url, onUpdate); }, 3000); });
   }
 
-  function watch(element, url) {
-    if (FINISHED[element.dataset.status]) { return; }
-    poll(url, function (data) {
-      var bar = element.querySelector("progress");
-      var label = element.querySelector(".status");
-      if (bar) { bar.value = data.progress; }
-      if (label) { label.textContent = data.status; }
-      if (FINISHED[data.status]) { window.location.reload(); }
-    });
+  function show(row, data) {
+    var bar = row.querySelector("progress");
+    var label = row.querySelector(".status");
+    if (bar) { bar.value = data.progress; }
+    if (label) { label.textContent = data.status; }
   }
 
   var single = document.getElementById("document-status");
-  if (single) { watch(single, single.dataset.statusUrl); }
+  if (single && !FINISHED[single.dataset.status]) {
+    poll(single.dataset.statusUrl, function (data) {
+      show(single, data);
+      if (FINISHED[data.status]) { window.location.reload(); return false; }
+      return true;
+    });
+  }
+
   var table = document.getElementById("documents");
   if (table) {
-    var template = table.dataset.statusUrl; // ends in /0/
+    var rows = {};
     table.querySelectorAll("tr[data-document]").forEach(function (row) {
-      watch(row, template.replace(/0\/$/, row.dataset.document + "/"));
+      if (!FINISHED[row.dataset.status]) { rows[row.dataset.document] = row; }
     });
+    var ids = Object.keys(rows);
+    if (ids.length) {
+      poll(table.dataset.progressUrl + "?ids=" + ids.join(","), function (data) {
+        var finished = false;
+        data.documents.forEach(function (item) {
+          var row = rows[item.id];
+          if (!row) { return; }
+          show(row, item);
+          if (FINISHED[item.status]) { finished = true; }
+        });
+        if (finished) { window.location.reload(); return false; }
+        return true;
+      });
+    }
   }
 })();
