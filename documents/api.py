@@ -18,6 +18,7 @@ from documents.serializers import (
     CollectionCreateSerializer,
     CollectionProgressSerializer,
     CollectionSerializer,
+    CollectionUpdateSerializer,
     DocumentCreatedSerializer,
     DocumentStatusSerializer,
     DocumentSummarySerializer,
@@ -42,6 +43,37 @@ class CollectionListApi(APIView):
         except ValueError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(CollectionSerializer(collection).data, status=status.HTTP_201_CREATED)
+
+
+class CollectionDetailApi(APIView):
+    @extend_schema(responses=CollectionSerializer)
+    def get(self, request: Request, collection_id: int) -> Response:
+        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        return Response(CollectionSerializer(collection).data)
+
+    @extend_schema(request=CollectionUpdateSerializer, responses=CollectionSerializer)
+    def patch(self, request: Request, collection_id: int) -> Response:
+        """Rename the collection and/or change its kind."""
+        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        data = CollectionUpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            services.collection_update(
+                collection=collection,
+                name=data.validated_data.get("name", collection.name),
+                kind=data.validated_data.get("kind", collection.kind),
+            )
+        except ValueError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(CollectionSerializer(collection).data)
+
+    @extend_schema(responses={202: OpenApiResponse(description="Deletion under way")})
+    def delete(self, request: Request, collection_id: int) -> Response:
+        """Delete the collection with its documents: gone from every answer at once, removed
+        in the background."""
+        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        services.collection_delete(collection=collection)
+        return Response(status=status.HTTP_202_ACCEPTED)
 
 
 class CollectionArchivesApi(APIView):

@@ -5,6 +5,11 @@ from documents import api
 urlpatterns = [
     path("collections/", api.CollectionListApi.as_view(), name="api_collections"),
     path(
+        "collections/<int:collection_id>/",
+        api.CollectionDetailApi.as_view(),
+        name="api_collection",
+    ),
+    path(
         "collections/<int:collection_id>/archives/",
         api.CollectionArchivesApi.as_view(),
         name="api_collection_archives",

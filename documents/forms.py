@@ -10,6 +10,12 @@ class CollectionForm(forms.Form):
     kind = forms.ChoiceField(choices=Collection.Kind.choices, initial=Collection.Kind.ASSIGNMENT)
 
 
+class DeleteCollectionForm(forms.Form):
+    confirm = forms.BooleanField(
+        required=True, label="Delete its documents, their reports and their files too"
+    )
+
+
 class MultipleFileInput(forms.ClearableFileInput):
     allow_multiple_selected = True
 

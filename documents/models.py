@@ -24,6 +24,8 @@ class Collection(models.Model):
     # Archives this collection is checked against; empty means "all archives of the owner".
     archives = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Set when its owner deletes it: hidden at once, removed with its documents by a task.
+    deleting = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]

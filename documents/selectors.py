@@ -38,16 +38,21 @@ class Report:
 
 
 def collection_list(*, user: AbstractBaseUser) -> QuerySet[Collection]:
-    return Collection.objects.filter(owner=user).annotate(document_count=Count("documents"))
+    return Collection.objects.filter(owner=user, deleting=False).annotate(
+        document_count=Count("documents")
+    )
 
 
 def collection_get(*, user: AbstractBaseUser, collection_id: int) -> Collection:
-    """The user's collection, or 404 (others' collections do not exist for them)."""
-    return get_object_or_404(Collection, id=collection_id, owner=user)
+    """The user's collection, or 404 (others' collections, and those being deleted, do not
+    exist for them)."""
+    return get_object_or_404(Collection, id=collection_id, owner=user, deleting=False)
 
 
 def archive_list(*, user: AbstractBaseUser, exclude: Collection | None = None) -> QuerySet:
-    archives = Collection.objects.filter(owner=user, kind=Collection.Kind.ARCHIVE)
+    archives = Collection.objects.filter(
+        owner=user, kind=Collection.Kind.ARCHIVE, deleting=False
+    )
     return archives.exclude(id=exclude.id) if exclude is not None else archives
 
 
@@ -87,7 +92,10 @@ def document_progress(*, collection: Collection, ids: list[int]) -> list[dict[st
 def document_get(*, user: AbstractBaseUser, document_id: int) -> Document:
     """The user's document, or 404."""
     return get_object_or_404(
-        Document.objects.select_related("collection"), id=document_id, collection__owner=user
+        Document.objects.select_related("collection"),
+        id=document_id,
+        collection__owner=user,
+        collection__deleting=False,
     )
 
 
@@ -99,7 +107,7 @@ def detection_scope_collections(*, document: Document) -> list[int]:
 
 def collection_scope(*, collection: Collection) -> list[int]:
     """The collection and the archives its documents are checked against."""
-    archives = list(collection.archives.values_list("id", flat=True))
+    archives = list(collection.archives.filter(deleting=False).values_list("id", flat=True))
     if not archives:
         archives = list(
             archive_list(user=collection.owner, exclude=collection).values_list("id", flat=True)

@@ -10,6 +10,11 @@ class CollectionCreateSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=Collection.Kind.choices, default="assignment")
 
 
+class CollectionUpdateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200, required=False)
+    kind = serializers.ChoiceField(choices=Collection.Kind.choices, required=False)
+
+
 class CollectionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()

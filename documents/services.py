@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
+from django.core.files.storage import Storage
 from django.db import connection, transaction
 from django.db.models import QuerySet
 
@@ -54,12 +55,85 @@ def is_batch(filename: str) -> bool:
 def collection_create(
     *, owner: AbstractBaseUser, name: str, kind: str = Collection.Kind.ASSIGNMENT
 ) -> Collection:
+    name, kind = _collection_fields(name, kind)
+    return Collection.objects.create(owner=owner, name=name, kind=kind)
+
+
+def _collection_fields(name: str, kind: str) -> tuple[str, str]:
     name = name.strip()
     if not name:
         raise ValueError("A collection needs a name.")
     if kind not in Collection.Kind.values:
         raise ValueError(f"kind must be one of {', '.join(Collection.Kind.values)}.")
-    return Collection.objects.create(owner=owner, name=name[:200], kind=kind)
+    return name[:200], kind
+
+
+def collection_update(*, collection: Collection, name: str, kind: str) -> Collection:
+    """Rename the collection or change its kind.
+
+    An archive turned into an assignment leaves the archive selections of the owner's other
+    collections; an assignment turned into an archive drops its own selection (archives are not
+    checked against archives). Documents processed from then on see the new scopes; reports
+    made before stay as they are until their documents are checked again.
+    """
+    name, kind = _collection_fields(name, kind)
+    with transaction.atomic():
+        if kind != collection.kind:
+            if collection.kind == Collection.Kind.ARCHIVE:
+                Collection.archives.through.objects.filter(to_collection=collection).delete()
+            else:
+                collection.archives.clear()
+        collection.name, collection.kind = name, kind
+        collection.save(update_fields=["name", "kind"])
+    return collection
+
+
+# Documents deleted per transaction when a collection goes: each batch's postings go in one
+# statement of the delete trigger (2,000 documents took ~8 s at 100k indexed documents).
+DELETE_BATCH = 500
+
+
+def collection_delete(*, collection: Collection) -> None:
+    """Hide the collection at once; a task then deletes its documents (postings, matches,
+    files) in batches and the collection itself (`collection_purge`)."""
+    from documents.tasks import collection_delete_task
+
+    collection_id = collection.id
+    with transaction.atomic():
+        Collection.objects.filter(id=collection_id).update(deleting=True)
+        # Other collections stop choosing it as an archive now, not when the task is done.
+        Collection.archives.through.objects.filter(to_collection_id=collection_id).delete()
+        transaction.on_commit(lambda: collection_delete_task.delay(collection_id))
+
+
+def collection_purge(*, collection_id: int) -> None:
+    """Delete a collection marked `deleting`, its documents batch by batch (the task's body;
+    safe to run again after an interruption: it goes on where it stopped)."""
+    if not Collection.objects.filter(id=collection_id, deleting=True).exists():
+        return
+    while True:
+        with transaction.atomic():
+            _lock_collection(collection_id)
+            batch = list(
+                Document.objects.filter(collection_id=collection_id)
+                .order_by("id")
+                .values_list("id", flat=True)[:DELETE_BATCH]
+            )
+            if not batch:
+                break
+            _documents_delete(batch)
+    Collection.objects.filter(id=collection_id, deleting=True).delete()
+
+
+def collections_delete_resume() -> int:
+    """Queue the deletion of collections marked `deleting` again (their task may have been
+    lost, see `documents_resume`); returns how many."""
+    from documents.tasks import collection_delete_task
+
+    ids = list(Collection.objects.filter(deleting=True).values_list("id", flat=True))
+    for collection_id in ids:
+        collection_delete_task.delay(collection_id)
+    return len(ids)
 
 
 def collection_archives_set(*, collection: Collection, archive_ids: Iterable[int]) -> None:
@@ -157,14 +231,32 @@ def document_delete(*, document: Document) -> None:
     """Remove a document with its postings, and refresh the similarity of documents it fed."""
     with transaction.atomic():
         _lock_collection(document.collection_id)
-        affected = list(Match.objects.filter(source=document).values_list("document_id", flat=True))
-        # The postings go with the row (trigger of migration 0003), df included; the file
-        # only once the deletion is committed.
-        storage, name = document.original.storage, document.original.name
-        document.delete()
-        transaction.on_commit(lambda: storage.delete(name))
-        for other in Document.objects.filter(id__in=affected):
-            _similarity_refresh(other)
+        _documents_delete([document.id])
+
+
+def _documents_delete(ids: Sequence[int]) -> None:
+    """Delete documents (the caller holds a transaction): their postings go with the rows
+    (the delete trigger of migrations 0003/0012, df included), their files once the deletion
+    is committed, and the documents they were a source of get their similarity refreshed."""
+    affected = set(
+        Match.objects.filter(source_id__in=ids)
+        .exclude(document_id__in=ids)
+        .values_list("document_id", flat=True)
+    )
+    files = [
+        (d.original.storage, d.original.name)
+        for d in Document.objects.filter(id__in=ids).only("id", "original")
+    ]
+    Document.objects.filter(id__in=ids).delete()
+    transaction.on_commit(lambda: _files_delete(files))
+    for other in Document.objects.filter(id__in=affected):
+        _similarity_refresh(other)
+
+
+def _files_delete(files: Sequence[tuple[Storage, str]]) -> None:
+    for storage, name in files:
+        if name:
+            storage.delete(name)
 
 
 def documents_reanalyze(*, documents: QuerySet[Document]) -> int:
@@ -200,7 +292,8 @@ def documents_resume() -> int:
     """
     waiting = broker.waiting_document_ids()
     unfinished = Document.objects.filter(
-        status__in=[Document.Status.QUEUED, Document.Status.PROCESSING]
+        status__in=[Document.Status.QUEUED, Document.Status.PROCESSING],
+        collection__deleting=False,
     )
     with transaction.atomic():
         ids = [i for i in unfinished.order_by("id").values_list("id", flat=True)
@@ -225,6 +318,9 @@ def document_process(*, document_id: int) -> None:
     document = Document.objects.filter(id=document_id).select_related("collection").first()
     if document is None:
         logger.info("document %s is gone; nothing to process", document_id)
+        return
+    if document.collection.deleting:
+        logger.info("document %s is being deleted with its collection; not processed", document_id)
         return
     try:
         _process(document)

@@ -9,3 +9,9 @@ from documents import services
 def document_process_task(document_id: int) -> None:
     """Process a document; returns quietly when its row has been deleted meanwhile."""
     services.document_process(document_id=document_id)
+
+
+@shared_task(name="documents.delete_collection", acks_late=True)
+def collection_delete_task(collection_id: int) -> None:
+    """Delete a collection marked for deletion, with its documents (resumable)."""
+    services.collection_purge(collection_id=collection_id)

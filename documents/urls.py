@@ -18,6 +18,16 @@ urlpatterns = [
         name="collection_archives",
     ),
     path(
+        "collections/<int:collection_id>/settings/",
+        views.collection_settings,
+        name="collection_settings",
+    ),
+    path(
+        "collections/<int:collection_id>/delete/",
+        views.collection_delete,
+        name="collection_delete",
+    ),
+    path(
         "collections/<int:collection_id>/pairs/", views.collection_pairs, name="collection_pairs"
     ),
     path(

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from documents import selectors, services
-from documents.forms import ArchivesForm, CollectionForm, UploadForm
+from documents.forms import ArchivesForm, CollectionForm, DeleteCollectionForm, UploadForm
 from documents.highlight import PALETTE_SIZE, highlight_html
 from documents.models import Collection
 
@@ -53,6 +53,8 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         "sort_choices": [("uploaded", "newest"), ("similarity", "most copied"), ("name", "name")],
         "counts": selectors.document_status_counts(collection=collection),
         "upload_form": UploadForm(),
+        "settings_form": CollectionForm(initial={"name": collection.name, "kind": collection.kind}),
+        "delete_form": DeleteCollectionForm(),
         "archives_form": ArchivesForm(
             choices=choices, initial={"archives": collection.archives.all()}
         ),
@@ -62,6 +64,39 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         ).count(),
     }
     return render(request, "documents/collection_detail.html", context)
+
+
+@login_required
+@require_POST
+def collection_settings(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """Rename the collection or change its kind."""
+    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    form = CollectionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Give the collection a name and a kind.")
+        return redirect("collection_detail", collection_id=collection.id)
+    try:
+        services.collection_update(
+            collection=collection, name=form.cleaned_data["name"], kind=form.cleaned_data["kind"]
+        )
+    except ValueError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, "Saved.")
+    return redirect("collection_detail", collection_id=collection.id)
+
+
+@login_required
+@require_POST
+def collection_delete(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """Delete the collection with its documents (hidden at once, removed in the background)."""
+    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    if not DeleteCollectionForm(request.POST).is_valid():
+        messages.error(request, "Tick the box to confirm that the documents go too.")
+        return redirect("collection_detail", collection_id=collection.id)
+    services.collection_delete(collection=collection)
+    messages.success(request, f"{collection.name} is being deleted with its documents.")
+    return redirect("collection_list")
 
 
 @login_required

@@ -32,7 +32,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--unfinished", action="store_true",
             help="also queue again the documents left queued or processing whose message the "
-            "broker lost (run it while no worker runs: make run does, before starting one)",
+            "broker lost, and unfinished collection deletions (run it while no worker runs: "
+            "make run does, before starting one)",
         )  # fmt: skip
         parser.add_argument(
             "--dry-run", action="store_true", help="count the documents, queue nothing"
@@ -46,6 +47,9 @@ class Command(BaseCommand):
                 if resumed
                 else "No unfinished document lost its message."
             )
+            deleting = services.collections_delete_resume()
+            if deleting:
+                self.stdout.write(f"Queued the deletion of {deleting} collection(s) again.")
         collections = options["collection"]
         if collections is not None:
             missing = set(collections) - set(  # type: ignore[arg-type]
