@@ -125,9 +125,9 @@ def documents_stale(*, collections: list[int] | None = None) -> QuerySet[Documen
     upgrade changed the tokenizer, the IDF list or the hashing): the index compares documents
     of one model only, so these are left out of every check until they are analysed again
     (`services.documents_reanalyze`). All collections, or only `collections`."""
-    stale = Document.objects.filter(status=Document.Status.DONE).exclude(
-        model_version=current_model_version()
-    )
+    stale = Document.objects.filter(
+        status=Document.Status.DONE, collection__deleting=False
+    ).exclude(model_version=current_model_version())
     return stale if collections is None else stale.filter(collection_id__in=collections)
 
 

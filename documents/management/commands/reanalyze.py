@@ -2,8 +2,10 @@
 
 The index compares documents of one feature model only (`model_version`: tokenizer, IDF list,
 hashing), so after an upgrade that changes it the documents analysed before are left out of
-every check until they are analysed again. `make run` calls this command at every start;
-the worker then re-processes them in the background (progress on the collection pages).
+every check until they are analysed again. `make run` calls this command at every start
+(with `--unfinished`: documents and collection deletions whose task the broker lost are
+queued again too); the worker then does the work in the background (progress on the
+collection pages).
 """
 
 from __future__ import annotations
@@ -40,6 +42,13 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: object, **options: object) -> None:
+        collections = options["collection"]
+        if collections is not None:
+            missing = set(collections) - set(  # type: ignore[arg-type]
+                Collection.objects.filter(id__in=collections).values_list("id", flat=True)
+            )
+            if missing:
+                raise CommandError(f"No collection with id {', '.join(map(str, sorted(missing)))}.")
         if options["unfinished"] and not options["dry_run"]:
             resumed = services.documents_resume()
             self.stdout.write(
@@ -50,15 +59,8 @@ class Command(BaseCommand):
             deleting = services.collections_delete_resume()
             if deleting:
                 self.stdout.write(f"Queued the deletion of {deleting} collection(s) again.")
-        collections = options["collection"]
-        if collections is not None:
-            missing = set(collections) - set(  # type: ignore[arg-type]
-                Collection.objects.filter(id__in=collections).values_list("id", flat=True)
-            )
-            if missing:
-                raise CommandError(f"No collection with id {', '.join(map(str, sorted(missing)))}.")
         if options["all"]:
-            documents = Document.objects.all()
+            documents = Document.objects.filter(collection__deleting=False)
             if collections is not None:
                 documents = documents.filter(collection_id__in=collections)
             what = "processed document(s)"
