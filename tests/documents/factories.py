@@ -12,6 +12,15 @@ from documents.models import Collection, Document
 
 DATA = Path(__file__).resolve().parent / "data"
 
+# A short English report, and a text that copies all but its first sentence.
+WATER = (
+    "The committee published its annual report on Monday morning. "
+    "It describes how the water supply of the region was improved over the last decade. "
+    "Engineers replaced most of the old pipes and built two new treatment plants. "
+    "The report also warns that rainfall has become less predictable in recent years."
+)
+WATER_COPIED = "Cooking pasta needs salt and time, " + WATER[WATER.index("It describes") :]
+
 
 def read_fixture(name: str) -> str:
     with open(DATA / name, encoding="utf-8", newline="") as handle:
@@ -43,3 +52,19 @@ def wait_until_finished(fetch_status, document_ids, *, within_seconds: float = 2
             return last
         time.sleep(0.5)
     raise AssertionError(f"documents did not finish processing: {last}")
+
+
+class CapturedTasks:
+    """A Celery task's `delay` replaced by a list: what was queued (on commit, within
+    `capture()`), run in-process by `run()` as the worker would."""
+
+    def __init__(self, monkeypatch, capture, task, body) -> None:  # type: ignore[no-untyped-def]
+        self.queue: list[int] = []
+        self.capture = capture
+        self._body = body
+        monkeypatch.setattr(task, "delay", self.queue.append)
+
+    def run(self) -> None:
+        with self.capture(execute=True):  # what the runs queue or delete on commit happens too
+            while self.queue:
+                self._body(self.queue.pop(0))

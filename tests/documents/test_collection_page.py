@@ -15,11 +15,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def assignment(owner):
-    return services.collection_create(owner=owner, name="Essay 1")
-
-
-@pytest.fixture
 def five(assignment):
     """Five documents: three done with similarities 0.1, 0.9 and 0.5, one failed, one queued."""
     documents = [

@@ -11,23 +11,9 @@ from django.db import connection
 from documents import selectors, services
 from documents import tasks as document_tasks
 from documents.models import Collection, Document, Match
-from tests.documents.factories import processed
+from tests.documents.factories import WATER, WATER_COPIED, CapturedTasks, processed
 
 pytestmark = pytest.mark.django_db
-
-WATER = (
-    "The committee published its annual report on Monday morning. "
-    "It describes how the water supply of the region was improved over the last decade. "
-    "Engineers replaced most of the old pipes and built two new treatment plants. "
-    "The report also warns that rainfall has become less predictable in recent years."
-)
-COPIER = "Cooking pasta needs salt and time. " + WATER[62:]
-
-
-@pytest.fixture
-def assignment(owner):
-    return services.collection_create(owner=owner, name="Essay 1")
-
 
 @pytest.fixture
 def archive(owner):
@@ -36,21 +22,12 @@ def archive(owner):
 
 @pytest.fixture
 def deletions(monkeypatch, django_capture_on_commit_callbacks):
-    """Deletion tasks captured on commit; `run()` runs them as the worker would."""
-    queued: list[int] = []
-    monkeypatch.setattr(document_tasks.collection_delete_task, "delay", queued.append)
-
-    class Deletions:
-        capture = django_capture_on_commit_callbacks
-        queue = queued
-
-        @staticmethod
-        def run() -> None:
-            with django_capture_on_commit_callbacks(execute=True):  # the files go on commit
-                while queued:
-                    services.collection_purge(collection_id=queued.pop(0))
-
-    return Deletions
+    return CapturedTasks(
+        monkeypatch,
+        django_capture_on_commit_callbacks,
+        document_tasks.collection_delete_task,
+        lambda collection_id: services.collection_purge(collection_id=collection_id),
+    )
 
 
 def postings_of(document_ids):
@@ -85,10 +62,10 @@ def test_an_archive_turned_assignment_leaves_the_archive_selections(owner, assig
 def test_an_assignment_turned_archive_is_searched_by_the_next_documents(owner, assignment):
     last_year = services.collection_create(owner=owner, name="Essay 1 (2025)")
     source = processed(last_year, "water.txt", WATER.encode())
-    before = processed(assignment, "copier.txt", COPIER.encode())
+    before = processed(assignment, "copier.txt", WATER_COPIED.encode())
     assert selectors.report_get(document=before).sources == ()
     services.collection_update(collection=last_year, name=last_year.name, kind="archive")
-    after = processed(assignment, "copier-2.txt", COPIER.encode())
+    after = processed(assignment, "copier-2.txt", WATER_COPIED.encode())
     found = {s.document for s in selectors.report_get(document=after).sources}
     assert found == {source.id, before.id}  # last year's essay, and this year's copy
 
@@ -98,7 +75,7 @@ def test_deleting_hides_at_once_and_the_task_removes_everything(
 ):
     kept = services.collection_create(owner=owner, name="Essay 2")
     source = processed(archive, "water.txt", WATER.encode())
-    copier = processed(kept, "copier.txt", COPIER.encode())
+    copier = processed(kept, "copier.txt", WATER_COPIED.encode())
     assert copier.similarity > 0.5
     services.collection_archives_set(collection=assignment, archive_ids=[archive.id])
     files = [source.original.name]

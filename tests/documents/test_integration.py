@@ -4,29 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from documents import selectors, services
+from documents import selectors
 from documents.models import Document
-from tests.documents.factories import processed
+from tests.documents.factories import WATER, processed
 
 pytestmark = pytest.mark.django_db
 
-ENGLISH = (
-    "The committee published its annual report on Monday morning. "
-    "It describes how the water supply of the region was improved over the last decade. "
-    "Engineers replaced most of the old pipes and built two new treatment plants. "
-    "The report also warns that rainfall has become less predictable in recent years."
-)
-
-
-@pytest.fixture
-def assignment(owner):
-    return services.collection_create(owner=owner, name="Essay 1")
-
-
 def test_stored_passages_start_at_the_copied_words_not_the_sentence(assignment):
-    copied = ENGLISH[ENGLISH.index("how the water") :]
+    copied = WATER[WATER.index("how the water") :]
     suspicious = "Cooking pasta needs salt and time, " + copied
-    source = processed(assignment, "source.txt", ENGLISH.encode())
+    source = processed(assignment, "source.txt", WATER.encode())
     copier = processed(assignment, "copier.txt", suspicious.encode())
     report = selectors.report_get(document=copier)
     [found] = report.sources
@@ -42,8 +29,8 @@ def test_source_texts_are_fetched_in_one_query(assignment, django_assert_max_num
     from documents.pg_index import PostgresSentenceIndex
     from documents.sources import SourceTexts, SpanRecorder
 
-    copied = ENGLISH[ENGLISH.index("how the water") :]
-    sources = [processed(assignment, f"s{i}.txt", ENGLISH.encode()) for i in range(3)]
+    copied = WATER[WATER.index("how the water") :]
+    sources = [processed(assignment, f"s{i}.txt", WATER.encode()) for i in range(3)]
     text = "Cooking pasta needs salt and time, " + copied
     analysis = analyze(text)
     recorder = SpanRecorder(PostgresSentenceIndex(model_version=analysis.model_version))
@@ -53,7 +40,7 @@ def test_source_texts_are_fetched_in_one_query(assignment, django_assert_max_num
     assert {p.source for p in passages} == {s.id for s in sources}
     assert recorder.documents == {s.id for s in sources}
     with django_assert_max_num_queries(0):  # all loaded by the first call already
-        assert all(texts(s.id) == ENGLISH for s in sources)
+        assert all(texts(s.id) == WATER for s in sources)
 
 
 def test_a_processed_document_is_queued_for_near_duplicate_assignment(
@@ -64,7 +51,7 @@ def test_a_processed_document_is_queued_for_near_duplicate_assignment(
     queued: list[int] = []
     monkeypatch.setattr(dedup_tasks.dedup_assign_document, "delay", queued.append)
     with django_capture_on_commit_callbacks(execute=True):
-        document = processed(assignment, "source.txt", ENGLISH.encode())
+        document = processed(assignment, "source.txt", WATER.encode())
     assert document.status == Document.Status.DONE
     assert queued == [document.id]
 
@@ -98,7 +85,7 @@ def half_scanned_pdf() -> bytes:
 
     buffer = io.BytesIO()
     pdf = canvas.Canvas(buffer, pagesize=A4)
-    pdf.drawString(72, 760, ENGLISH[:80])
+    pdf.drawString(72, 760, WATER[:80])
     pdf.showPage()
     pdf.rect(72, 400, 200, 200, fill=1)  # an image-like page: drawing, no text
     pdf.showPage()
@@ -120,6 +107,6 @@ def test_extraction_warnings_are_stored_and_shown(assignment, api, client, owner
 
 
 def test_a_document_without_warnings_has_an_empty_list(assignment, api):
-    document = processed(assignment, "source.txt", ENGLISH.encode())
+    document = processed(assignment, "source.txt", WATER.encode())
     assert document.warnings == []
     assert api.get(f"/api/documents/{document.id}/").json()["warnings"] == []

@@ -9,16 +9,10 @@ import io
 import pytest
 
 from documents import selectors, services
-from tests.documents.factories import processed
+from tests.documents.factories import WATER, processed
 
 pytestmark = pytest.mark.django_db
 
-WATER = (
-    "The committee published its annual report on Monday morning. "
-    "It describes how the water supply of the region was improved over the last decade. "
-    "Engineers replaced most of the old pipes and built two new treatment plants. "
-    "The report also warns that rainfall has become less predictable in recent years."
-)
 TRAINS = (
     "The railway company announced a new timetable for the winter season. "
     "Trains between the two largest cities will run every half hour during the day. "

@@ -12,41 +12,21 @@ from django.db import connection
 from documents import selectors, services
 from documents import tasks as document_tasks
 from documents.models import Document
-from tests.documents.factories import processed, upload
+from tests.documents.factories import WATER, WATER_COPIED, CapturedTasks, processed, upload
 
 pytestmark = pytest.mark.django_db
 
-ENGLISH = (
-    "The committee published its annual report on Monday morning. "
-    "It describes how the water supply of the region was improved over the last decade. "
-    "Engineers replaced most of the old pipes and built two new treatment plants. "
-    "The report also warns that rainfall has become less predictable in recent years."
-)
-COPIER = "Cooking pasta needs salt and time, " + ENGLISH[ENGLISH.index("how the water") :]
 OLDER = "lis0;an-earlier-release"
 
 
 @pytest.fixture
-def assignment(owner):
-    return services.collection_create(owner=owner, name="Essay 1")
-
-
-@pytest.fixture
 def worker(monkeypatch, django_capture_on_commit_callbacks):
-    """Tasks queued on commit, run in-process when `run()` is called (as the worker would)."""
-    queued: list[int] = []
-    monkeypatch.setattr(document_tasks.document_process_task, "delay", queued.append)
-
-    class Worker:
-        capture = django_capture_on_commit_callbacks
-        queue = queued
-
-        @staticmethod
-        def run() -> None:
-            while queued:
-                services.document_process(document_id=queued.pop(0))
-
-    return Worker
+    return CapturedTasks(
+        monkeypatch,
+        django_capture_on_commit_callbacks,
+        document_tasks.document_process_task,
+        lambda document_id: services.document_process(document_id=document_id),
+    )
 
 
 def as_older_model(document: Document) -> None:
@@ -74,9 +54,9 @@ def source_ids(document: Document) -> set[int]:
 def test_documents_of_an_older_model_are_stale_and_compared_again_once_reanalysed(
     assignment, worker
 ):
-    source = processed(assignment, "source.txt", ENGLISH.encode())
+    source = processed(assignment, "source.txt", WATER.encode())
     as_older_model(source)
-    copier = processed(assignment, "copier.txt", COPIER.encode())
+    copier = processed(assignment, "copier.txt", WATER_COPIED.encode())
     assert source_ids(copier) == set()  # the older analysis is not comparable
     assert list(selectors.documents_stale()) == [source]
 
@@ -98,8 +78,8 @@ def test_documents_of_an_older_model_are_stale_and_compared_again_once_reanalyse
 
 
 def test_reanalyze_leaves_queued_documents_alone(assignment, worker):
-    done = processed(assignment, "source.txt", ENGLISH.encode())
-    waiting = upload(assignment, "copier.txt", COPIER.encode())
+    done = processed(assignment, "source.txt", WATER.encode())
+    waiting = upload(assignment, "copier.txt", WATER_COPIED.encode())
     with worker.capture(execute=True):
         assert services.documents_reanalyze(documents=Document.objects.all()) == 1
     assert worker.queue == [done.id]
@@ -108,8 +88,8 @@ def test_reanalyze_leaves_queued_documents_alone(assignment, worker):
 
 
 def test_the_command_queues_the_stale_documents(assignment, worker):
-    source = processed(assignment, "source.txt", ENGLISH.encode())
-    processed(assignment, "copier.txt", COPIER.encode())
+    source = processed(assignment, "source.txt", WATER.encode())
+    processed(assignment, "copier.txt", WATER_COPIED.encode())
     as_older_model(source)
     out = io.StringIO()
     call_command("reanalyze", "--dry-run", stdout=out)
@@ -135,7 +115,7 @@ def test_the_command_refuses_an_unknown_collection():
 def test_the_collection_page_offers_to_reanalyse_its_stale_documents(
     client, owner, assignment, worker
 ):
-    source = processed(assignment, "source.txt", ENGLISH.encode())
+    source = processed(assignment, "source.txt", WATER.encode())
     client.force_login(owner)
     page = client.get(f"/collections/{assignment.id}/").content.decode()
     assert 'id="stale"' not in page
@@ -189,10 +169,10 @@ def test_unfinished_documents_whose_message_was_lost_are_queued_again(
 ):
     from documents import broker
 
-    done = processed(assignment, "source.txt", ENGLISH.encode())
-    lost = upload(assignment, "lost.txt", COPIER.encode())  # its message was never sent
-    waiting = upload(assignment, "waiting.txt", COPIER.encode())
-    interrupted = upload(assignment, "interrupted.txt", COPIER.encode())
+    done = processed(assignment, "source.txt", WATER.encode())
+    lost = upload(assignment, "lost.txt", WATER_COPIED.encode())  # its message was never sent
+    waiting = upload(assignment, "waiting.txt", WATER_COPIED.encode())
+    interrupted = upload(assignment, "interrupted.txt", WATER_COPIED.encode())
     Document.objects.filter(id=interrupted.id).update(
         status=Document.Status.PROCESSING, progress=45
     )
@@ -217,7 +197,7 @@ def test_unfinished_documents_whose_message_was_lost_are_queued_again(
 def test_the_command_resumes_unfinished_documents(assignment, worker, monkeypatch):
     from documents import broker
 
-    lost = upload(assignment, "lost.txt", COPIER.encode())
+    lost = upload(assignment, "lost.txt", WATER_COPIED.encode())
     monkeypatch.setattr(broker, "waiting_document_ids", lambda: set())
     out = io.StringIO()
     with worker.capture(execute=True):

@@ -17,11 +17,6 @@ COPIED = (899, 1156)  # in zh_suspicious.txt (truth of the shared pair, see data
 SOURCE = (335, 592)  # in zh_source.txt
 
 
-@pytest.fixture
-def assignment(owner):
-    return services.collection_create(owner=owner, name="Essay 1")
-
-
 def overlaps(a, b):
     return a[0] < b[1] and b[0] < a[1]
 
