@@ -136,11 +136,18 @@ def _pairs_csv(
     for pair in pairs:
         report = reverse("document_report", args=[pair.document])
         writer.writerow(
-            [pair.title, pair.other_title, pair.other_collection, f"{pair.share * 100:.1f}",
+            [_cell(pair.title), _cell(pair.other_title), _cell(pair.other_collection),
+             f"{pair.share * 100:.1f}",
              "" if pair.other_share is None else f"{pair.other_share * 100:.1f}", pair.passages,
              request.build_absolute_uri(f"{report}?source={pair.other}")]
         )  # fmt: skip
     return response
+
+
+def _cell(text: str) -> str:
+    """A user-chosen name as a CSV cell that spreadsheet programs show, not evaluate: a
+    leading =, +, -, @ or control character would start a formula (OWASP "CSV injection")."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 @login_required

@@ -135,3 +135,13 @@ def test_the_api_hides_other_users_pairs(collections, stranger):
     client = APIClient()
     client.force_authenticate(stranger)
     assert client.get(f"/api/collections/{assignment.id}/pairs/").status_code == 404
+
+
+def test_names_in_the_csv_cannot_start_a_formula(client, owner, collections):
+    assignment, _, d = collections
+    Document = type(d["copier"])
+    Document.objects.filter(id=d["copier"].id).update(filename='=HYPERLINK("http://x")')
+    client.force_login(owner)
+    text = client.get(f"/collections/{assignment.id}/pairs/", {"format": "csv"}).content
+    rows = list(csv.reader(io.StringIO(text.decode("utf-8-sig"))))
+    assert ["'=HYPERLINK(\"http://x\")"] == [r[0] for r in rows if "HYPERLINK" in r[0]]
