@@ -32,7 +32,10 @@ class ClusterView:
 def run_get(*, user: AbstractBaseUser, run_id: int) -> DedupRun:
     """The user's run, or 404 (others' runs do not exist for them)."""
     return get_object_or_404(
-        DedupRun.objects.select_related("collection"), id=run_id, collection__owner=user
+        DedupRun.objects.select_related("collection"),
+        id=run_id,
+        collection__owner=user,
+        collection__deleting=False,
     )
 
 
@@ -88,7 +91,10 @@ def pair_get(
 ) -> tuple[Document, Document]:
     """Two documents of the user's collection, or 404."""
     documents = Document.objects.filter(
-        collection_id=collection_id, collection__owner=user, id__in=[first, second]
+        collection_id=collection_id,
+        collection__owner=user,
+        collection__deleting=False,
+        id__in=[first, second],
     ).select_related("collection")
     found = {document.id: document for document in documents}
     if first not in found or second not in found:

@@ -14,6 +14,8 @@ from detection import compare
 from documents import selectors as document_selectors
 from documents.highlight import PALETTE_SIZE, highlight_html
 
+SINGLETONS_LISTED = 300
+
 
 @login_required
 def collection_dedup(request: HttpRequest, collection_id: int) -> HttpResponse:
@@ -37,8 +39,11 @@ def collection_dedup(request: HttpRequest, collection_id: int) -> HttpResponse:
         "active": any(r.status in (DedupRun.Status.QUEUED, DedupRun.Status.RUNNING) for r in runs),
         "run": run,
         "groups": [c for c in clusters if len(c.members) > 1],
-        "singletons": [c.members[0] for c in clusters if len(c.members) == 1],
     }
+    singletons = [c.members[0] for c in clusters if len(c.members) == 1]
+    # A large archive has thousands of documents without a near-duplicate: list the first.
+    context["singletons"] = singletons[:SINGLETONS_LISTED]
+    context["singleton_count"] = len(singletons)
     return render(request, "dedup/collection_dedup.html", context)
 
 

@@ -7,7 +7,7 @@ import pytest
 from dedup import services
 from dedup.models import DedupRun
 from documents import services as document_services
-from tests.dedup.conftest import STORY_0, STORY_5
+from tests.dedup.conftest import STORY_0, STORY_5, STORY_6
 
 pytestmark = pytest.mark.django_db
 
@@ -89,3 +89,28 @@ def test_the_pair_view_refuses_documents_of_another_collection(
     url = f"/collections/{collection.id}/dedup/pair/?a={a}&b={outsider.id}"
     assert browser.get(url).status_code == 404
     assert browser.get(f"/collections/{collection.id}/dedup/pair/?a={a}").status_code == 404
+
+
+def test_a_long_list_of_documents_without_a_near_duplicate_is_cut(
+    browser, collection, owner, add_pages, monkeypatch
+):
+    from dedup import views
+
+    add_pages(STORY_0[0], STORY_5[0], *STORY_6)  # three different stories
+    run = services.dedup_run_start(collection=collection, method="periods", user=owner)
+    services.dedup_run_execute(run_id=run.id)
+    monkeypatch.setattr(views, "SINGLETONS_LISTED", 2)
+    page = browser.get(f"/collections/{collection.id}/dedup/").content.decode()
+    assert "0 cluster(s) of near-duplicates; 3 document(s) without one." in page
+    assert "Documents without a near-duplicate (3)" in page
+    assert "The first 2 of 3 are listed." in page
+    assert page.count("<li><a href=\"/documents/") == 2
+
+
+def test_pages_of_a_collection_being_deleted_are_gone(browser, collection, finished_run):
+    run, pages = finished_run
+    a, b = (pages[name].id for name in STORY_0)
+    document_services.collection_delete(collection=collection)
+    assert browser.get(f"/collections/{collection.id}/dedup/").status_code == 404
+    assert browser.get(f"/collections/{collection.id}/dedup/pair/?a={a}&b={b}").status_code == 404
+    assert browser.get(f"/api/dedup/{run.id}/").status_code == 404
