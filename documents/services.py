@@ -120,9 +120,11 @@ def collection_purge(*, collection_id: int) -> None:
                 .values_list("id", flat=True)[:DELETE_BATCH]
             )
             if not batch:
-                break
+                # Checked empty and deleted in one transaction; uploads are refused since the
+                # collection was marked (`_collection_open`), so nothing can slip in between.
+                Collection.objects.filter(id=collection_id, deleting=True).delete()
+                return
             _documents_delete(batch)
-    Collection.objects.filter(id=collection_id, deleting=True).delete()
 
 
 def collections_delete_resume() -> int:
@@ -162,6 +164,7 @@ def document_upload(
             f"{filename} is {len(data)} bytes; the limit is {settings.MAX_UPLOAD_BYTES} bytes."
         )
     with transaction.atomic():
+        _collection_open(collection)
         document = Document(
             collection=collection,
             filename=filename[:255],
@@ -186,6 +189,7 @@ def document_upload_batch(*, collection: Collection, filename: str, data: bytes)
     skipped: list[tuple[str, str]] = []
     try:
         with transaction.atomic():
+            _collection_open(collection)
             for member in iter_archive(filename, data):
                 if not isinstance(member, ArchiveMember):
                     skipped.append((member.path, member.reason))
@@ -199,6 +203,20 @@ def document_upload_batch(*, collection: Collection, filename: str, data: bytes)
     if not documents and not skipped:
         raise UploadError(f"{filename} holds no documents.")
     return BatchUpload(tuple(documents), tuple(skipped))
+
+
+def _collection_open(collection: Collection) -> None:
+    """Refuse an upload into a collection being deleted. The row stays share-locked until the
+    upload commits, so `collection_delete` (which updates the row) waits for it, and the purge
+    then sees and deletes its documents."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT 1 FROM {Collection._meta.db_table} WHERE id = %s AND NOT deleting FOR SHARE",
+            [collection.id],
+        )
+        if cursor.fetchone() is not None:
+            return
+    raise UploadError(f"The collection {collection.name!r} is being deleted or no longer exists.")
 
 
 def _member_upload(collection: Collection, member: ArchiveMember) -> Document:
@@ -235,22 +253,48 @@ def document_delete(*, document: Document) -> None:
 
 
 def _documents_delete(ids: Sequence[int]) -> None:
-    """Delete documents (the caller holds a transaction): their postings go with the rows
-    (the delete trigger of migrations 0003/0012, df included), their files once the deletion
-    is committed, and the documents they were a source of get their similarity refreshed."""
-    affected = set(
-        Match.objects.filter(source_id__in=ids)
-        .exclude(document_id__in=ids)
-        .values_list("document_id", flat=True)
+    """Delete documents of one collection (the caller holds a transaction and that
+    collection's lock): their postings go with the rows (the delete trigger of migrations
+    0003/0012, df included), their files once the deletion is committed, and the documents
+    they were a source of get their similarity refreshed.
+
+    Sources in the same collection are refreshed now, under the lock held; documents of other
+    collections (an assignment checked against this archive) once this is committed, each
+    under its own collection's lock, as the pipeline writes them: holding two collection
+    locks at once could deadlock with a deletion in the other collection.
+    """
+    affected = (
+        Document.objects.filter(
+            id__in=Match.objects.filter(source_id__in=ids).values("document_id")
+        )
+        .exclude(id__in=ids)
+        .values_list("id", "collection_id")
     )
+    own = Document.objects.filter(id__in=ids).values_list("collection_id", flat=True).first()
+    elsewhere: dict[int, list[int]] = defaultdict(list)
+    same: list[int] = []
+    for document_id, collection_id in affected:
+        if collection_id == own:
+            same.append(document_id)
+        else:
+            elsewhere[collection_id].append(document_id)
     files = [
         (d.original.storage, d.original.name)
         for d in Document.objects.filter(id__in=ids).only("id", "original")
     ]
     Document.objects.filter(id__in=ids).delete()
     transaction.on_commit(lambda: _files_delete(files))
-    for other in Document.objects.filter(id__in=affected):
+    for other in Document.objects.filter(id__in=same):
         _similarity_refresh(other)
+    transaction.on_commit(lambda: _similarity_refresh_elsewhere(elsewhere))
+
+
+def _similarity_refresh_elsewhere(by_collection: dict[int, list[int]]) -> None:
+    for collection_id, document_ids in sorted(by_collection.items()):
+        with transaction.atomic():
+            _lock_collection(collection_id)
+            for other in Document.objects.filter(id__in=document_ids):
+                _similarity_refresh(other)
 
 
 def _files_delete(files: Sequence[tuple[Storage, str]]) -> None:
@@ -268,8 +312,11 @@ def documents_reanalyze(*, documents: QuerySet[Document]) -> int:
     directions, so the reports are complete again once all of them are done.
     """
     with transaction.atomic():
+        # Locked, so a concurrent call waits and then finds these rows queued (PostgreSQL
+        # re-checks the status of a row it waited for): no document is queued twice.
         ids = list(
             documents.filter(status__in=[Document.Status.DONE, Document.Status.FAILED])
+            .select_for_update(of=("self",))
             .order_by("id")
             .values_list("id", flat=True)
         )
@@ -329,6 +376,9 @@ def document_process(*, document_id: int) -> None:
     except (UnreadableFile, DetectionError) as error:  # messages written for the user
         _fail(document_id, str(error))
     except Exception as error:  # noqa: BLE001 - stored for the user, logged for us
+        if not Document.objects.filter(id=document_id).exists():  # e.g. its file went with it
+            logger.info("document %s was deleted while processing (%r)", document_id, error)
+            return
         logger.exception("processing document %s failed", document_id)
         _fail(document_id, f"Processing failed ({type(error).__name__}: {error}).")
 

@@ -40,12 +40,16 @@
     if (ids.length) {
       poll(table.dataset.progressUrl + "?ids=" + ids.join(","), function (data) {
         var finished = false;
+        var seen = {};
         data.documents.forEach(function (item) {
           var row = rows[item.id];
           if (!row) { return; }
+          seen[item.id] = true;
           show(row, item);
           if (FINISHED[item.status]) { finished = true; }
         });
+        // A row missing from the answer was deleted meanwhile: the page is out of date too.
+        if (ids.some(function (id) { return !seen[id]; })) { finished = true; }
         if (finished) { window.location.reload(); return false; }
         return true;
       });

@@ -110,6 +110,25 @@ def test_documents_of_a_collection_being_deleted_are_not_processed(assignment, d
     assert Document.objects.get(id=document.id).status == Document.Status.QUEUED
 
 
+def test_uploads_into_a_collection_being_deleted_are_refused(assignment, deletions):
+    import zipfile
+
+    with deletions.capture(execute=True):
+        services.collection_delete(collection=assignment)
+    with pytest.raises(services.UploadError, match="being deleted"):
+        services.document_upload(collection=assignment, filename="late.txt", data=WATER.encode())
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("late.txt", WATER)
+    with pytest.raises(services.UploadError, match="being deleted"):
+        services.document_upload_batch(
+            collection=assignment, filename="late.zip", data=buffer.getvalue()
+        )
+    assert not Document.objects.filter(collection=assignment).exists()
+    deletions.run()
+    assert not Collection.objects.filter(id=assignment.id).exists()
+
+
 def test_the_page_renames_and_deletes(client, owner, assignment, deletions):
     processed(assignment, "water.txt", WATER.encode())
     client.force_login(owner)

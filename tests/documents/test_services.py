@@ -128,6 +128,22 @@ def test_processing_a_deleted_document_returns_quietly(assignment):
     assert not Document.objects.filter(id=document_id).exists()
 
 
+def test_a_document_deleted_while_its_file_is_read_is_not_logged_as_a_failure(
+    assignment, monkeypatch, caplog
+):
+    document = upload(assignment, "zh_source.txt")
+
+    def deleted_meanwhile(page_document):
+        Document.objects.filter(id=page_document.id).delete()
+        raise FileNotFoundError(page_document.original.name)
+
+    monkeypatch.setattr(services, "_page_read", deleted_meanwhile)
+    with caplog.at_level("INFO", logger="documents.services"):
+        services.document_process(document_id=document.id)
+    assert "deleted while processing" in caplog.text
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
 def test_archives_are_searched_and_other_users_are_not(owner, stranger, assignment):
     archive = services.collection_create(owner=owner, name="Refs", kind="archive")
     strangers = services.collection_create(owner=stranger, name="Theirs", kind="archive")
