@@ -139,6 +139,14 @@ class Recombiner:
         """Query document `q` of about `target_chars` characters (real features, not stored)."""
         return self._recombine(-1 - q, target_chars)
 
+    def query_sources(self, q: int, *, target_chars: int) -> frozenset[int]:
+        """The archive documents `query(q)` copies its runs (3-8 consecutive sentences) from:
+        the base documents, which are archive documents 0..len(bases)-1 unchanged. The
+        ground truth of the bench's source recall (a reprint of a source in the dev data may
+        hold the same run too: found, it is not counted against anyone)."""
+        number = {id(base): n for n, base in enumerate(self.bases)}
+        return frozenset(number[id(source)] for source, _, _ in self._runs(-1 - q, target_chars))
+
     def typical_query(self, q: int, *, target_chars: int, passages: int = 3) -> Variant:
         """A TYPICAL query: about `target_chars` of text that is not in the archive, with
         `passages` runs of 3-8 consecutive real (round 0) archive sentences inserted at even

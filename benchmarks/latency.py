@@ -99,6 +99,7 @@ class Latency:
     check_ms: list[float]
     postings_returned: list[int]
     passages: list[int]
+    sources: list[frozenset[int]]  # the documents each check reported passages from
 
 
 def check_latency(
@@ -107,7 +108,7 @@ def check_latency(
     """Lookup-only and full-check wall time per query (the first query is run once untimed)."""
     max_df = DEFAULT_CONFIG.max_df(index.document_count())
     detect(queries[0], index)  # warm connection, plan cache and shared buffers for the shape
-    lookup, check, returned, passages = [], [], [], []
+    lookup, check, returned, passages, sources = [], [], [], [], []
     for _ in range(rounds):
         for analysis in queries:
             # As copied_pairs asks: the query's distinct features, sorted, as an array.
@@ -118,9 +119,11 @@ def check_latency(
             lookup.append((time.perf_counter() - started) * 1000)
             returned.append(len(found))
             started = time.perf_counter()
-            passages.append(len(detect(analysis, index)))
+            reported = detect(analysis, index)
             check.append((time.perf_counter() - started) * 1000)
-    return Latency(lookup, check, returned, passages)
+            passages.append(len(reported))
+            sources.append(frozenset(p.source for p in reported))
+    return Latency(lookup, check, returned, passages, sources)
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -130,10 +133,22 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[rank - 1]
 
 
-def latency_summary(latency: Latency) -> dict[str, float]:
+def source_recall(found: Sequence[frozenset[int]], truth: Sequence[frozenset[int]]) -> float:
+    """Mean over queries of the share of its true sources that were found."""
+    shares = [len(f & t) / len(t) for f, t in zip(found, truth, strict=True) if t]
+    return round(sum(shares) / len(shares), 4) if shares else 0.0
+
+
+def latency_summary(
+    latency: Latency, truth: Sequence[frozenset[int]] | None = None
+) -> dict[str, float]:
+    """Percentiles of one `check_latency`; with `truth` (each query's source documents),
+    also the share of them its full check reported."""
+
     def ms(values: Sequence[float], q: float) -> float:
         return round(percentile(values, q), 2)
 
+    recall = {} if truth is None else {"source_recall": source_recall(latency.sources, truth)}
     return {
         "queries": len(latency.lookup_ms),
         "lookup_p50_ms": ms(latency.lookup_ms, 0.5),
@@ -143,6 +158,8 @@ def latency_summary(latency: Latency) -> dict[str, float]:
         "postings_returned_p50": percentile(latency.postings_returned, 0.5),
         "postings_returned_max": max(latency.postings_returned),
         "passages_found_p50": percentile(latency.passages, 0.5),
+        "sources_reported_p50": percentile([len(s) for s in latency.sources], 0.5),
+        **recall,
     }
 
 

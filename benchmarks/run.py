@@ -60,6 +60,10 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
     ingest_ids = list(range(min(options.ingest_docs, options.sizes[0])))
     ingest_figures = _ingest(recombiner, options, alias, collection_id, ingest_ids, say)
     queries = _queries(recombiner, options.queries)
+    # The archive documents each worst-case query copies from (archive positions).
+    truth = [
+        recombiner.query_sources(q, target_chars=QUERY_CHARS) for q in range(options.queries)
+    ]
     typical = [
         recombiner.typical_query(q, target_chars=QUERY_CHARS).analysis
         for q in range(options.queries)
@@ -71,7 +75,8 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
     gc.collect()
     gc.freeze()
     curve, load = _grow(
-        recombiner, options, alias, collection_id, len(ingest_ids), (queries, typical), say
+        recombiner, options, alias, collection_id, len(ingest_ids), (queries, typical), say,
+        truth,
     )
     say(f"all-pairs inside a batch of {options.batch_pairs} documents")
     last = max(options.sizes)
@@ -88,6 +93,7 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
         [(recombiner.variant(i).text, recombiner.round_of(i)) for i in range(options.peer_docs)],
         [recombiner.query(q, target_chars=QUERY_CHARS).text
          for q in range(options.queries)],
+        [frozenset(i for i in sources if i < options.peer_docs) for sources in truth],
     )  # fmt: skip
     report: dict[str, object] = {
         "machine": _machine(),
@@ -139,7 +145,10 @@ METHOD = {
     "each checked with detection.detect against an index scoped to the batch, excluding "
     "itself (the app's path), wall time for the whole batch",
     "peer": "datasketch MinHashLSH on the first peer_docs archive documents (their texts), "
-    "queried with the same query texts; ours_at_same_size is our curve point of that size",
+    "queried with the same query texts, at its threshold and at a low one (same signatures); "
+    "ours_at_same_size is our curve point of that size. source_recall (ours and the peer's): "
+    "mean share of the archive documents a worst-case query copies its runs from that the "
+    "check reports passages from (ours) or returns as candidates (the peer)",
 }
 
 
@@ -210,7 +219,7 @@ def _queries(recombiner: corpus.Recombiner, count: int) -> list:  # type: ignore
     return [analyze(text) for text in texts]
 
 
-def _grow(recombiner, options, alias, collection_id, loaded, queries, say):  # type: ignore[no-untyped-def]
+def _grow(recombiner, options, alias, collection_id, loaded, queries, say, truth):  # type: ignore[no-untyped-def]
     """Grow the archive size by size; measure at each size. Returns (curve, COPY figures)."""
     queries, typical = queries
     version = queries[0].model_version
@@ -230,7 +239,9 @@ def _grow(recombiner, options, alias, collection_id, loaded, queries, say):  # t
         database.sequences_reset(alias)
         say(f"measuring latency at {size} documents")
         measured = latency.check_latency(index, queries)
-        point = _curve_point(alias, size, measured)
+        # The sources present at this size (the real documents are the first ones loaded).
+        present = [frozenset(corpus.document_id(i) for i in t if i < size) for t in truth]
+        point = _curve_point(alias, size, measured, present)
         point["typical"] = latency.latency_summary(latency.check_latency(index, typical))
         curve.append(point)
     load = {
@@ -249,7 +260,9 @@ def _grow(recombiner, options, alias, collection_id, loaded, queries, say):  # t
     return curve, load
 
 
-def _curve_point(alias: str, size: int, measured: latency.Latency) -> dict[str, object]:
+def _curve_point(
+    alias: str, size: int, measured: latency.Latency, truth: list[frozenset[int]]
+) -> dict[str, object]:
     postings = int(database.scalar(alias, f"SELECT count(*) FROM {POSTING_TABLE}"))  # type: ignore[call-overload]
     posting_bytes = database.relation_bytes(alias, POSTING_TABLE)
     df_bytes = database.relation_bytes(alias, DF_TABLE)
@@ -261,13 +274,13 @@ def _curve_point(alias: str, size: int, measured: latency.Latency) -> dict[str, 
         "posting_bytes": posting_bytes,
         "df_table_bytes": df_bytes,
         "posting_mb_per_million_postings": round(posting_bytes / 1e6 / (postings / 1e6), 1),
-        **latency.latency_summary(measured),
+        **latency.latency_summary(measured, truth),
     }
 
 
 def _point(curve: list[dict[str, object]], size: int) -> dict[str, object] | None:
     keys = ("documents", "postings", "lookup_p50_ms", "lookup_p95_ms", "check_p50_ms",
-            "check_p95_ms")  # fmt: skip
+            "check_p95_ms", "source_recall")  # fmt: skip
     for point in curve:
         if point["documents"] == size:
             return {k: point[k] for k in keys}

@@ -72,6 +72,18 @@ def test_it_prints_one_json_object_with_every_figure(bench_report):
     assert report["batch_all_pairs"]["documents"] == 30
 
 
+def test_the_sources_of_the_queries_are_found_and_the_peer_is_scored_alike(bench_report):
+    report, _ = bench_report
+    # Every worst-case query is copied run by run from archive documents: the full check
+    # reports most of them; the peer's candidates are scored against the same ground truth.
+    assert all(point["source_recall"] >= 0.5 for point in report["curve"])
+    peer = report["peer"]
+    for figures in (peer, peer["at_low_threshold"]):
+        assert 0.0 <= figures["source_recall"] <= 1.0
+    assert peer["at_low_threshold"]["candidates_p50"] >= peer["candidates_p50"]
+    assert "source_recall" in peer["ours_at_same_size"]
+
+
 def test_the_curve_has_a_point_per_size_with_growing_postings(bench_report):
     report, _ = bench_report
     curve = report["curve"]
