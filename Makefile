@@ -4,13 +4,16 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help run test setup services-start services-stop services-status lint reset-data
+.PHONY: help run serve test setup services-start services-stop services-status lint reset-data
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
 
 run:  ## install what is missing, start PostgreSQL/Redis/Celery/Django on :8000 (Ctrl-C stops)
 	@bash scripts/run.sh
+
+serve:  ## production mode: same set-up, gunicorn on BIND (127.0.0.1:8000) + worker (Ctrl-C stops)
+	@bash scripts/serve.sh
 
 test:  ## same set-up, then ruff, mypy and pytest against the real PostgreSQL and Redis
 	@bash scripts/test.sh

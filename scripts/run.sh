@@ -5,51 +5,12 @@
 
 # shellcheck source=scripts/setup.sh
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+# shellcheck source=scripts/children.sh
+source "$(dirname "${BASH_SOURCE[0]}")/children.sh"
 
 WEB_PORT="${WEB_PORT:-8000}"
-STARTED_FILE="$(mktemp)"
-export SERVICES_STARTED_FILE="$STARTED_FILE"
-CHILD_PIDS=()
-
-# Each child runs in its own session (setsid), so stopping it means signalling its process
-# group: that also reaches the runserver autoreloader's child and Celery's pool processes.
-stop_children() {
-    local pid
-    for pid in "${CHILD_PIDS[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
-    for _ in $(seq 1 100); do
-        local alive=0
-        for pid in "${CHILD_PIDS[@]}"; do kill -0 -- "-$pid" 2>/dev/null && alive=1; done
-        [ "$alive" -eq 0 ] && return 0
-        sleep 0.1
-    done
-    for pid in "${CHILD_PIDS[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
-}
-
-cleanup() {
-    trap - EXIT INT TERM
-    echo
-    log "stopping"
-    stop_children
-    local svc
-    # Reverse order: Redis (if started) before PostgreSQL.
-    for svc in $(tac "$STARTED_FILE" 2>/dev/null); do "$ROOT/scripts/services.sh" stop "$svc"; done
-    rm -f "$STARTED_FILE"
-    log "stopped"
-}
-
-start_child() {  # start_child NAME LOGFILE|- COMMAND...
-    local name="$1" logfile="$2"
-    shift 2
-    if [ "$logfile" = - ]; then
-        setsid "$@" &
-    else
-        setsid "$@" >>"$logfile" 2>&1 &
-    fi
-    CHILD_PIDS+=("$!")
-    log "$name started (pid $!)"
-}
-
 main() {
+    children_init
     trap cleanup EXIT
     # Ctrl-C is the documented way to stop, so it is a normal exit for make.
     trap 'exit 0' INT

@@ -5,6 +5,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.base import *  # noqa: F403
+from config.settings.base import MIDDLEWARE
 
 
 def _required(name: str) -> str:
@@ -32,3 +33,21 @@ CSRF_TRUSTED_ORIGINS = [
     for origin in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",")
     if origin.strip()
 ]
+
+# Static files are served by the app itself (gunicorn has no static handler and a proxy is
+# optional): WhiteNoise directly after SecurityMiddleware, as its documentation requires, so
+# the HTTPS redirect still applies to them and no other middleware (sessions, CSRF) runs for
+# them. Only here: dev uses runserver's finders and tests need no collectstatic.
+_SECURITY = "django.middleware.security.SecurityMiddleware"
+MIDDLEWARE = [
+    *MIDDLEWARE[: MIDDLEWARE.index(_SECURITY) + 1],
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    *MIDDLEWARE[MIDDLEWARE.index(_SECURITY) + 1 :],
+]
+# Hashed names (cacheable forever) and pre-compressed copies, made by collectstatic into
+# STATIC_ROOT (base.py). Setting STORAGES replaces Django's default, so "default" (uploads in
+# MEDIA_ROOT) is restated.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# `make serve`: the set-up of `make run`, then the product in production mode - settings
+# config.settings.prod, collected static files served by WhiteNoise, a Celery worker and
+# gunicorn on $BIND - until Ctrl-C or SIGTERM, which stops the worker, gunicorn and the
+# PostgreSQL/Redis servers this command started (services already running are left up).
+# No demo user: the operator creates accounts with `manage.py createsuperuser`.
+#
+# Sourced (tests), it only defines the functions.
+
+# shellcheck source=scripts/setup.sh
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+# shellcheck source=scripts/children.sh
+source "$(dirname "${BASH_SOURCE[0]}")/children.sh"
+
+BIND="${BIND:-127.0.0.1:8000}"
+WEB_WORKERS="${WEB_WORKERS:-2}"
+WEB_THREADS="${WEB_THREADS:-4}"
+# gthread workers: a request may take longer than this (a 20 MB ZIP over a slow line); the
+# timeout only restarts a worker whose main loop stops answering for that long.
+WEB_TIMEOUT="${WEB_TIMEOUT:-300}"
+SECRET_KEY_FILE="${SECRET_KEY_FILE:-$VAR/secret_key}"
+ACCESS_LOG="${ACCESS_LOG:-$LOGDIR/access.log}"
+SERVE_NOTES=()
+
+# bind_host BIND / bind_port BIND: "host:port", "[v6]:port" or "host" (gunicorn's port 8000).
+bind_host() {
+    local bind="$1"
+    case "$bind" in
+        \[*\]:*) bind="${bind%:*}"; bind="${bind#[}"; echo "${bind%]}" ;;
+        \[*\]) bind="${bind#[}"; echo "${bind%]}" ;;
+        *:*) echo "${bind%:*}" ;;
+        *) echo "$bind" ;;
+    esac
+}
+
+bind_port() {
+    case "$1" in
+        \[*\]:*) echo "${1##*:}" ;;
+        \[*\]) echo 8000 ;;
+        *:*) echo "${1##*:}" ;;
+        *) echo 8000 ;;
+    esac
+}
+
+# Only a loopback address may run over plain HTTP (a proxy on the same machine or a browser
+# there); a unix socket is assumed to sit behind a TLS proxy, so it keeps the secure defaults.
+bind_is_loopback() {
+    case "$1" in unix:*) return 1 ;; esac
+    case "$(bind_host "$1")" in
+        localhost | ::1 | 127.*) return 0 ;;
+        *) return 1 ;;
+    esac
+}
+
+# Whether something already listens where gunicorn would bind (a wildcard address clashes
+# with a listener on the loopback one).
+bind_in_use() {
+    case "$1" in unix:*) return 1 ;; esac
+    local host
+    host="$(bind_host "$1")"
+    case "$host" in "" | 0.0.0.0 | :: | localhost) host=127.0.0.1 ;; esac
+    (exec 3<>"/dev/tcp/$host/$(bind_port "$1")") 2>/dev/null
+}
+
+# secret_key FILE: $SECRET_KEY when set, else the key in FILE, generated there once (mode
+# 0600) so sessions and password-reset links survive a restart.
+secret_key() {
+    local file="$1"
+    if [ -n "${SECRET_KEY:-}" ]; then
+        printf '%s\n' "$SECRET_KEY"
+        return 0
+    fi
+    if [ ! -s "$file" ]; then
+        mkdir -p "$(dirname "$file")"
+        (umask 077 && python3 -c 'import secrets; print(secrets.token_urlsafe(50))' >"$file.tmp")
+        mv "$file.tmp" "$file"
+    fi
+    chmod 600 "$file"
+    cat "$file"
+}
+
+# The production settings' environment (config/settings/prod.py); SERVE_NOTES collects what
+# the start-up message reports about the choices made here.
+export_prod_env() {
+    export DJANGO_SETTINGS_MODULE=config.settings.prod
+    if [ -n "${SECRET_KEY:-}" ]; then
+        SERVE_NOTES+=("SECRET_KEY:             from the environment")
+    else
+        SERVE_NOTES+=("SECRET_KEY:             from $SECRET_KEY_FILE (made once, mode 0600)")
+    fi
+    SECRET_KEY="$(secret_key "$SECRET_KEY_FILE")"
+    export SECRET_KEY
+    export ALLOWED_HOSTS="${ALLOWED_HOSTS:-localhost,127.0.0.1}"
+    SERVE_NOTES+=("ALLOWED_HOSTS:          $ALLOWED_HOSTS")
+    # prod.py defaults both to 1, which makes plain-HTTP logins impossible (the cookies are
+    # never sent back, every page redirects to https): off only on loopback, only if unset.
+    local name
+    for name in SECURE_COOKIES SECURE_SSL_REDIRECT; do
+        if [ -n "${!name+set}" ]; then
+            SERVE_NOTES+=("$(printf '%-23s %s (as set)' "$name:" "${!name}")")
+        elif bind_is_loopback "$BIND"; then
+            export "$name=0"
+            SERVE_NOTES+=("$(printf '%-23s %s' "$name:" "0 (plain HTTP on a loopback address;")"
+                "                        set it to 1 behind a TLS proxy)")
+        else
+            SERVE_NOTES+=("$(printf '%-23s %s' "$name:" "1 (not loopback: serve it through")"
+                "                        a TLS proxy, docs/operations.md)")
+        fi
+    done
+}
+
+# gunicorn_command: the web server's argv, NUL-separated (the end-to-end test runs this very
+# command). --graceful-timeout 8: in-flight requests finish before stop_children's 10 s
+# deadline. --no-control-socket: its default path ($HOME/.gunicorn/gunicorn.ctl) is shared by
+# every gunicorn of the user, so two instances would take it from each other.
+gunicorn_command() {
+    printf '%s\0' "$VENV/bin/gunicorn" config.wsgi:application \
+        --chdir "$ROOT" \
+        --bind "$BIND" \
+        --workers "$WEB_WORKERS" \
+        --worker-class gthread --threads "$WEB_THREADS" \
+        --timeout "$WEB_TIMEOUT" \
+        --graceful-timeout 8 \
+        --keep-alive 5 \
+        --access-logfile "$ACCESS_LOG" \
+        --error-logfile - \
+        --no-control-socket
+}
+
+start_gunicorn() {
+    local -a command
+    mapfile -d '' -t command < <(gunicorn_command)
+    mkdir -p "$(dirname "$ACCESS_LOG")"
+    start_child "gunicorn on $BIND (access log: $ACCESS_LOG)" - "${command[@]}"
+}
+
+print_banner() {
+    local url="http://$BIND"
+    case "$BIND" in unix:*) url="(a unix socket: $BIND, behind your proxy)" ;; esac
+    cat >&2 <<MSG
+
+  copydetect (production settings) is running:  $url/
+  create the first user (once, in another terminal; it asks for a password):
+      DATABASE_URL=$DATABASE_URL \\
+          $VENV/bin/python $ROOT/manage.py createsuperuser
+  log in:                  $url/accounts/login/    admin: $url/admin/
+MSG
+    local note
+    for note in "${SERVE_NOTES[@]}"; do printf '  %s\n' "$note" >&2; done
+    cat >&2 <<MSG
+  access log:              $ACCESS_LOG
+  worker log:              $LOGDIR/celery.log
+  press Ctrl-C (or send SIGTERM) to stop everything this command started
+
+MSG
+}
+
+main() {
+    children_init
+    trap cleanup EXIT
+    # Ctrl-C is the documented way to stop, so it is a normal exit for make.
+    trap 'exit 0' INT
+    trap 'exit 143' TERM
+    bind_in_use "$BIND" && die "$BIND is already in use (another make serve or make run?);" \
+        "stop it or choose another: BIND=127.0.0.1:<port> make serve"
+    setup_system
+    setup_venv
+    setup_wordnet
+    setup_services
+    export_app_env
+    export_prod_env
+    setup_migrate
+    log "collecting static files into ${STATIC_ROOT:-$VAR/staticfiles}"
+    manage collectstatic --noinput >/dev/null
+    # Before the worker starts: documents analysed by an earlier feature model (after an
+    # upgrade), and unfinished documents whose message the broker lost, are queued again.
+    manage reanalyze --unfinished
+
+    mkdir -p "$LOGDIR"
+    start_child "Celery worker (log: $LOGDIR/celery.log)" "$LOGDIR/celery.log" \
+        "$VENV/bin/celery" -A config.celery worker --loglevel=INFO \
+        --concurrency="${CELERY_CONCURRENCY:-2}" --hostname="copydetect@%h"
+    start_gunicorn
+    print_banner
+    # Return as soon as either child ends; the EXIT trap stops the other one.
+    wait -n "${CHILD_PIDS[@]}" || true
+    log "a child process ended; shutting down"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    main "$@"
+fi
