@@ -20,7 +20,7 @@ WEB_THREADS="${WEB_THREADS:-4}"
 WEB_TIMEOUT="${WEB_TIMEOUT:-300}"
 SECRET_KEY_FILE="${SECRET_KEY_FILE:-$VAR/secret_key}"
 ACCESS_LOG="${ACCESS_LOG:-$LOGDIR/access.log}"
-SERVE_NOTES=()
+SERVE_NOTES=()  # lines of the start-up message (note)
 
 # bind_host BIND / bind_port BIND: "host:port", "[v6]:port" or "host" (gunicorn's port 8000).
 bind_host() {
@@ -79,32 +79,41 @@ secret_key() {
     cat "$file"
 }
 
-# The production settings' environment (config/settings/prod.py); SERVE_NOTES collects what
-# the start-up message reports about the choices made here.
+# note LABEL TEXT: a line of the start-up message, aligned with the others.
+note() {
+    SERVE_NOTES+=("$(printf '%-24s%s' "$1" "$2")")
+}
+
+# The production settings' environment (config/settings/prod.py); the notes say what was
+# chosen here and why.
 export_prod_env() {
     export DJANGO_SETTINGS_MODULE=config.settings.prod
     if [ -n "${SECRET_KEY:-}" ]; then
-        SERVE_NOTES+=("SECRET_KEY:             from the environment")
+        note "SECRET_KEY:" "from the environment"
     else
-        SERVE_NOTES+=("SECRET_KEY:             from $SECRET_KEY_FILE (made once, mode 0600)")
+        note "SECRET_KEY:" "from $SECRET_KEY_FILE (made once, mode 0600)"
     fi
     SECRET_KEY="$(secret_key "$SECRET_KEY_FILE")"
     export SECRET_KEY
-    export ALLOWED_HOSTS="${ALLOWED_HOSTS:-localhost,127.0.0.1}"
-    SERVE_NOTES+=("ALLOWED_HOSTS:          $ALLOWED_HOSTS")
+    if [ -n "${ALLOWED_HOSTS:-}" ]; then
+        note "ALLOWED_HOSTS:" "$ALLOWED_HOSTS"
+    else
+        export ALLOWED_HOSTS=localhost,127.0.0.1
+        note "ALLOWED_HOSTS:" "$ALLOWED_HOSTS (default; add the name users type:"
+        note "" "ALLOWED_HOSTS=copy.example.org,localhost make serve)"
+    fi
     # prod.py defaults both to 1, which makes plain-HTTP logins impossible (the cookies are
     # never sent back, every page redirects to https): off only on loopback, only if unset.
     local name
     for name in SECURE_COOKIES SECURE_SSL_REDIRECT; do
         if [ -n "${!name+set}" ]; then
-            SERVE_NOTES+=("$(printf '%-23s %s (as set)' "$name:" "${!name}")")
+            note "$name:" "${!name} (as set)"
         elif bind_is_loopback "$BIND"; then
             export "$name=0"
-            SERVE_NOTES+=("$(printf '%-23s %s' "$name:" "0 (plain HTTP on a loopback address;")"
-                "                        set it to 1 behind a TLS proxy)")
+            note "$name:" "0 (plain HTTP on a loopback address; 1 behind a TLS proxy)"
         else
-            SERVE_NOTES+=("$(printf '%-23s %s' "$name:" "1 (not loopback: serve it through")"
-                "                        a TLS proxy, docs/operations.md)")
+            note "$name:" "1 (not a loopback address: put a TLS proxy in front,"
+            note "" "docs/operations.md#running-in-production)"
         fi
     done
 }
@@ -136,23 +145,29 @@ start_gunicorn() {
 
 print_banner() {
     local url="http://$BIND"
-    case "$BIND" in unix:*) url="(a unix socket: $BIND, behind your proxy)" ;; esac
-    cat >&2 <<MSG
+    case "$BIND" in unix:*) url="(unix socket ${BIND#unix:}, behind your proxy)" ;; esac
+    note "log in:" "$url/accounts/login/   (admin: $url/admin/)"
+    note "access log:" "$ACCESS_LOG"
+    note "worker log:" "$LOGDIR/celery.log"
+    # scripts/services.sh runs this tree's PostgreSQL without fsync (built for dev and test
+    # loads): say so where an operator looks, with the way out.
+    note "database:" "$DATABASE_URL"
+    note "" "the bundled PostgreSQL runs with fsync=off: back it up, see"
+    note "" "docs/operations.md#running-in-production"
+    {
+        printf '\n  copydetect is running in production mode:  %s/\n\n' "$url"
+        printf '  %s\n' "${SERVE_NOTES[@]}"
+        cat <<MSG
 
-  copydetect (production settings) is running:  $url/
-  create the first user (once, in another terminal; it asks for a password):
+  There is no demo user. Create the first account once (another terminal; it asks for a
+  password, and makes a superuser who can add the others at $url/admin/):
       DATABASE_URL=$DATABASE_URL \\
           $VENV/bin/python $ROOT/manage.py createsuperuser
-  log in:                  $url/accounts/login/    admin: $url/admin/
-MSG
-    local note
-    for note in "${SERVE_NOTES[@]}"; do printf '  %s\n' "$note" >&2; done
-    cat >&2 <<MSG
-  access log:              $ACCESS_LOG
-  worker log:              $LOGDIR/celery.log
-  press Ctrl-C (or send SIGTERM) to stop everything this command started
+
+  Press Ctrl-C (or send SIGTERM) to stop everything this command started.
 
 MSG
+    } >&2
 }
 
 main() {
