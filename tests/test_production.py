@@ -180,6 +180,20 @@ def test_a_secret_key_from_the_environment_wins_and_writes_no_file(tmp_path):
     assert not key_file.exists()
 
 
+def test_serve_refuses_a_port_in_use_before_setting_anything_up():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            ["bash", str(SERVE_SH)], env=_env(BIND=f"127.0.0.1:{port}"),
+            capture_output=True, text=True,
+        )  # fmt: skip
+    assert done.returncode == 1
+    assert f"127.0.0.1:{port} is already in use" in done.stderr
+    assert "system packages" not in done.stderr  # refused before the set-up began
+
+
 # ------------------------------------------------------------- gunicorn, end to end
 
 
