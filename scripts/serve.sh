@@ -149,11 +149,7 @@ print_banner() {
     note "log in:" "$url/accounts/login/   (admin: $url/admin/)"
     note "access log:" "$ACCESS_LOG"
     note "worker log:" "$LOGDIR/celery.log"
-    # scripts/services.sh runs this tree's PostgreSQL without fsync (built for dev and test
-    # loads): say so where an operator looks, with the way out.
-    note "database:" "$DATABASE_URL"
-    note "" "the bundled PostgreSQL runs with fsync=off: back it up, see"
-    note "" "docs/operations.md#running-in-production"
+    note "database:" "$DATABASE_URL  (back it up: docs/operations.md#backups)"
     {
         printf '\n  copydetect is running in production mode:  %s/\n\n' "$url"
         printf '  %s\n' "${SERVE_NOTES[@]}"

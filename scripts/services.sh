@@ -59,9 +59,16 @@ pg_initdb() {
 }
 
 # Rewritten at every start so a changed PGPORT or PG_SHARED_BUFFERS takes effect.
-# fsync/synchronous_commit/full_page_writes off: this cluster only holds dev and test
-# data, and bulk loads (a 10M-posting benchmark) are I/O bound without them.
+# Durable by default (fsync, synchronous commits, full-page writes): `make run` and
+# `make serve` keep real uploads here, and a crash without them can corrupt the cluster.
+# PG_DURABLE=0 (what `make test` sets: its data is thrown away) turns the three off.
+pg_durability() {
+    if [ "${PG_DURABLE:-1}" = 0 ]; then echo off; else echo on; fi
+}
+
 pg_write_conf() {
+    local durable
+    durable="$(pg_durability)"
     cat >"$PGDATA/copydetect.conf" <<CONF
 # Written by scripts/services.sh at every start; edit that script, not this file.
 listen_addresses = '127.0.0.1'
@@ -72,9 +79,9 @@ work_mem = 32MB
 maintenance_work_mem = 256MB
 max_wal_size = 4GB
 checkpoint_timeout = 30min
-fsync = off
-synchronous_commit = off
-full_page_writes = off
+fsync = $durable
+synchronous_commit = $durable
+full_page_writes = $durable
 max_connections = 100
 CONF
     [ "$IS_ROOT" -eq 1 ] && chown postgres: "$PGDATA/copydetect.conf"
@@ -114,6 +121,18 @@ pg_bootstrap() {
     fi
 }
 
+# A cluster started without durability (by `make test`) and still running is switched to
+# durable when a durable start finds it (the three settings take effect on reload). Never
+# the other way: `make test` beside a running `make run` leaves its cluster durable.
+pg_make_durable() {
+    [ "$(pg_durability)" = on ] || return 0
+    [ "$(pg_psql -d postgres -tAc 'SHOW fsync')" = off ] || return 0
+    log "PostgreSQL was started without fsync (make test); making it durable (reload)"
+    pg_write_conf
+    as_pg "$PGBIN/pg_ctl" reload -D "$PGDATA" >/dev/null ||
+        die "could not reload PostgreSQL, see $LOGDIR/postgres.log"
+}
+
 pg_start() {
     PGBIN="$(pg_bindir)"
     pg_prepare_dirs
@@ -124,6 +143,7 @@ pg_start() {
         [ "$port" = "$PGPORT" ] || die "PostgreSQL of $PGDATA already runs on port $port," \
             "not $PGPORT: stop it (scripts/services.sh stop postgres) or set PGPORT=$port"
         log "PostgreSQL already running on 127.0.0.1:$PGPORT ($PGDATA)"
+        pg_make_durable
     else
         port_in_use "$PGPORT" && die "port $PGPORT is used by another program" \
             "(another clone's services?); choose a free one: PGPORT=<port> make ..."
