@@ -1,7 +1,5 @@
 """Root URLs: accounts, the UI, the JSON API and its OpenAPI schema."""
 
-from django.conf import settings
-from django.conf.urls.static import static
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
@@ -14,6 +12,5 @@ urlpatterns = [
     path("", include("dedup.urls")),
     path("", include("documents.urls")),
 ]
-
-if settings.DEBUG:
-    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
+# Uploaded files are never served from MEDIA_URL (not even with DEBUG on): they are students'
+# and authors' work, so only their owner downloads them, through `document_original`.

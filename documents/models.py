@@ -82,6 +82,8 @@ class Document(models.Model):
         indexes = [
             models.Index(fields=["model_version", "indexed"]),
             models.Index(fields=["collection", "site"], name="document_collection_site"),
+            # Re-uploads of the same file are found by their checksum (services._page_read).
+            models.Index(fields=["checksum"], name="document_checksum"),
         ]
 
     def __str__(self) -> str:

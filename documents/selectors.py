@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, F, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from detection import model_version
@@ -38,8 +38,11 @@ class Report:
 
 
 def collection_list(*, user: AbstractBaseUser) -> QuerySet[Collection]:
-    return Collection.objects.filter(owner=user, deleting=False).annotate(
-        document_count=Count("documents")
+    # Newest first, explicitly: an aggregate query drops the model's default ordering.
+    return (
+        Collection.objects.filter(owner=user, deleting=False)
+        .annotate(document_count=Count("documents"))
+        .order_by("-created_at", "-id")
     )
 
 
@@ -154,8 +157,11 @@ def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[Pa
     """Every pair of documents sharing passages that involves a document of the collection,
     once (a pair of submissions is stored in both directions: one row with both shares, the
     larger first), most copied first; pairs whose larger share is below `minimum` left out."""
+    # Both directions: an archive's documents are the sources of other collections' matches.
+    involved = Q(document__collection=collection) | Q(source__collection=collection)
     rows = (
-        Match.objects.filter(document__collection=collection)
+        Match.objects.filter(involved, source__collection__deleting=False)
+        .filter(document__collection__deleting=False)
         .values(
             "document_id", "document__folder", "document__filename", "source_id",
             "source__folder", "source__filename", "source__collection_id",
@@ -197,7 +203,7 @@ def _path(folder: str, filename: str) -> str:
 def report_get(*, document: Document) -> Report:
     """The sources of a processed document, most copied first, with their passages."""
     matches = (
-        Match.objects.filter(document=document)
+        Match.objects.filter(document=document, source__collection__deleting=False)
         .select_related("source__collection")
         .prefetch_related("passages")
         .order_by("-similarity", "source_id")
@@ -205,7 +211,7 @@ def report_get(*, document: Document) -> Report:
     sources = tuple(
         SourceView(
             document=match.source_id,
-            title=match.source.filename,
+            title=_path(match.source.folder, match.source.filename),
             collection=match.source.collection.name,
             similarity=match.similarity,
             passages=tuple(
@@ -218,8 +224,20 @@ def report_get(*, document: Document) -> Report:
     return Report(document=document, similarity=document.similarity or 0.0, sources=sources)
 
 
+def copied_by(*, document: Document) -> list[Document]:
+    """The documents (of collections not being deleted) that have passages copied from this
+    one: what an archive document's page shows, since its own similarity is what IT copied."""
+    return list(
+        Document.objects.filter(
+            matches__source=document, collection__deleting=False
+        ).select_related("collection").order_by("-similarity", "id")[:50]
+    )
+
+
 def source_text_get(*, document: Document, source_id: int) -> Document | None:
     """A source of the document's report (it may live in an archive of the same owner)."""
-    if not Match.objects.filter(document=document, source_id=source_id).exists():
+    if not Match.objects.filter(
+        document=document, source_id=source_id, source__collection__deleting=False
+    ).exists():
         return None
     return Document.objects.filter(id=source_id).first()

@@ -37,6 +37,11 @@ urlpatterns = [
     ),
     path("documents/<int:document_id>/", views.document_detail, name="document_detail"),
     path("documents/<int:document_id>/report/", views.document_report, name="document_report"),
+    path(
+        "documents/<int:document_id>/original/",
+        views.document_original,
+        name="document_original",
+    ),
     path("documents/<int:document_id>/recheck/", views.document_recheck, name="document_recheck"),
     path("documents/<int:document_id>/delete/", views.document_delete, name="document_delete"),
 ]

@@ -8,7 +8,7 @@ import math
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -153,10 +153,17 @@ def _cell(text: str) -> str:
 @login_required
 @require_POST
 def collection_reanalyze(request: HttpRequest, collection_id: int) -> HttpResponse:
-    """Queue the stale documents of the collection and of the archives it is checked against."""
+    """Queue the stale documents of the collection and of the archives it is checked against;
+    with `all`, every finished document of the collection (e.g. after the archive selection
+    changed, to bring every report up to date)."""
     collection = selectors.collection_get(user=request.user, collection_id=collection_id)
-    stale = selectors.documents_stale(collections=selectors.collection_scope(collection=collection))
-    queued = services.documents_reanalyze(documents=stale)
+    if request.POST.get("all"):
+        chosen = selectors.document_list(collection=collection)
+    else:
+        chosen = selectors.documents_stale(
+            collections=selectors.collection_scope(collection=collection)
+        )
+    queued = services.documents_reanalyze(documents=chosen)
     messages.success(request, f"{queued} document(s) queued for analysis again.")
     return redirect("collection_detail", collection_id=collection.id)
 
@@ -201,14 +208,31 @@ def collection_archives(request: HttpRequest, collection_id: int) -> HttpRespons
         services.collection_archives_set(
             collection=collection, archive_ids=[a.id for a in form.cleaned_data["archives"]]
         )
-        messages.success(request, "Archive selection saved; it applies to new uploads.")
+        messages.success(
+            request,
+            "Archive selection saved. New uploads are checked against it; to bring the reports "
+            "of the documents already checked up to date, use Settings → Check every document "
+            "again.",
+        )
     return redirect("collection_detail", collection_id=collection.id)
 
 
 @login_required
 def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
-    return render(request, "documents/document_detail.html", {"document": document})
+    context = {"document": document, "copied_by": selectors.copied_by(document=document)}
+    return render(request, "documents/document_detail.html", context)
+
+
+@login_required
+def document_original(request: HttpRequest, document_id: int) -> FileResponse:
+    """The uploaded file as it came, to its owner only (a download, never rendered inline)."""
+    document = selectors.document_get(user=request.user, document_id=document_id)
+    try:
+        handle = document.original.open("rb")
+    except FileNotFoundError as error:
+        raise Http404("The original file is no longer stored.") from error
+    return FileResponse(handle, as_attachment=True, filename=document.filename)
 
 
 @login_required
@@ -233,6 +257,13 @@ def document_delete(request: HttpRequest, document_id: int) -> HttpResponse:
 @login_required
 def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
+    if document.status != document.Status.DONE:
+        # Not checked (yet): a report would claim "nothing copied" for text never compared.
+        messages.info(
+            request,
+            f"{document.filename} has no report: it is {document.get_status_display().lower()}.",
+        )
+        return redirect("document_detail", document_id=document.id)
     report = selectors.report_get(document=document)
     chosen = _chosen_source(report, request.GET.get("source"))
     context: dict[str, object] = {"document": document, "report": report, "chosen": chosen}

@@ -41,7 +41,7 @@ def iter_archive(
         package = zipfile.ZipFile(io.BytesIO(data))
         infos = package.infolist()
     except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as error:
-        raise CorruptFile(f"{filename}: ZIP archive is corrupt or truncated") from error
+        raise CorruptFile("ZIP archive is corrupt or truncated") from error
     if len(infos) > limits.max_archive_members:
         raise UnsafeArchive(
             f"ZIP archive has {len(infos)} entries > {limits.max_archive_members} limit"
@@ -108,7 +108,9 @@ def skip_reason(info: zipfile.ZipInfo, path: str, limits: Limits) -> str | None:
         return "symbolic link: skipped"
     if info.flag_bits & 0x1:
         return "file is encrypted/password-protected: skipped"
-    if parts[0] == "__MACOSX" or parts[-1].lower() in _SYSTEM_FILES or parts[-1].startswith("._"):
+    name = parts[-1]
+    if parts[0] == "__MACOSX" or name.lower() in _SYSTEM_FILES or name.startswith(("._", "~$")):
+        # "~$name.docx": the lock file Word/Excel leave beside an open document.
         return "system file: skipped"
     ext = extension(path)
     if ext == ".zip":

@@ -5,6 +5,23 @@
   "use strict";
   var FINISHED = { done: true, failed: true };
 
+  // Reload to show the results, unless the page carries warnings or errors the user has not
+  // read yet (e.g. the files a ZIP batch skipped): they are shown once, so a reload would
+  // lose them. Then a link offers the reload instead.
+  function refresh() {
+    var unread = document.querySelector(".messages li.warning, .messages li.error");
+    if (!unread) { window.location.reload(); return; }
+    if (document.getElementById("results-ready")) { return; }
+    var note = document.createElement("p");
+    note.id = "results-ready";
+    note.className = "card";
+    var link = document.createElement("a");
+    link.href = window.location.href;
+    link.textContent = "Results are ready: show them";
+    note.appendChild(link);
+    unread.parentNode.parentNode.insertBefore(note, unread.parentNode.nextSibling);
+  }
+
   function poll(url, onUpdate) {
     fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (r) { return r.ok ? r.json() : null; })
@@ -25,7 +42,7 @@
   if (single && !FINISHED[single.dataset.status]) {
     poll(single.dataset.statusUrl, function (data) {
       show(single, data);
-      if (FINISHED[data.status]) { window.location.reload(); return false; }
+      if (FINISHED[data.status]) { refresh(); return false; }
       return true;
     });
   }
@@ -50,7 +67,7 @@
         });
         // A row missing from the answer was deleted meanwhile: the page is out of date too.
         if (ids.some(function (id) { return !seen[id]; })) { finished = true; }
-        if (finished) { window.location.reload(); return false; }
+        if (finished) { refresh(); return false; }
         return true;
       });
     }

@@ -36,6 +36,7 @@ def test_documents_come_with_their_folders_and_others_are_skipped(make_zip, make
             "班级二/": b"",
             "班级二/setup.exe": b"MZ" + bytes(50),
             "__MACOSX/._张三.txt": b"junk",
+            "班级一/~$李四.docx": b"\x05owner",  # Word's lock file beside an open document
             "nested.zip": make_zip({"a.txt": TEXT}),
         }
     )
@@ -49,6 +50,7 @@ def test_documents_come_with_their_folders_and_others_are_skipped(make_zip, make
         "班级二/setup.exe", "not a document (.exe): skipped"
     )
     assert found["__MACOSX/._张三.txt"].reason == "system file: skipped"
+    assert found["班级一/~$李四.docx"].reason == "system file: skipped"
     assert "nested archives" in found["nested.zip"].reason
     # Each document member extracts on its own.
     assert "第一段" in extract("李四.docx", found["班级一/李四.docx"].data).text
@@ -130,8 +132,9 @@ def test_a_member_lying_about_its_size_is_skipped(make_zip):
 @pytest.mark.parametrize("keep", [0.3, 0.7, 0.97])
 def test_a_truncated_zip_is_corrupt(make_zip, keep):
     data = make_zip({"a.txt": TEXT, "b.txt": TEXT * 3})
-    with pytest.raises(CorruptFile, match="corrupt or truncated"):
+    with pytest.raises(CorruptFile, match="corrupt or truncated") as raised:
         iter_archive("batch.zip", data[: int(len(data) * keep)])
+    assert "batch.zip" not in str(raised.value)  # the caller names the file, once
 
 
 def test_a_damaged_member_is_skipped_and_the_rest_still_read(make_zip):

@@ -1,0 +1,109 @@
+"""What a hands-on review of the product found, kept fixed: private originals, no report
+for unchecked text, reports naming folders, re-uploads flagged, archives seeing who copied
+them, and a whole collection checked again in one step."""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from documents import selectors, services
+from documents import tasks as document_tasks
+from documents.models import Document
+from tests.documents.factories import WATER, WATER_COPIED, processed, upload
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def archive(owner):
+    return services.collection_create(owner=owner, name="Published", kind="archive")
+
+
+def test_originals_are_not_served_from_media_but_downloaded_by_their_owner(
+    client, browser, stranger, assignment
+):
+    document = upload(assignment, "essay.txt", WATER.encode())
+    assert client.get("/media/" + document.original.name).status_code == 404
+    assert browser.get("/media/" + document.original.name).status_code == 404
+
+    response = browser.get(f"/documents/{document.id}/original/")
+    assert response.status_code == 200
+    assert "attachment" in response["Content-Disposition"]
+    assert b"".join(response.streaming_content) == WATER.encode()
+
+    client.force_login(stranger)
+    assert client.get(f"/documents/{document.id}/original/").status_code == 404
+
+
+def test_an_unchecked_document_has_no_report(browser, assignment):
+    document = upload(assignment, "essay.txt", WATER.encode())  # queued, never processed
+    response = browser.get(f"/documents/{document.id}/report/", follow=True)
+    assert response.redirect_chain[-1][0] == f"/documents/{document.id}/"
+    assert b"has no report: it is queued" in response.content
+    assert b"No copied passages" not in response.content
+
+
+def test_collections_are_listed_newest_first(browser, owner):
+    made = [services.collection_create(owner=owner, name=f"C{i}") for i in range(4)]
+    listed = list(selectors.collection_list(user=owner))
+    assert [c.id for c in listed] == [c.id for c in reversed(made)]
+
+
+def test_reports_name_sources_with_their_folder(assignment):
+    source = services.document_upload(
+        collection=assignment, filename="essay.txt", data=WATER.encode(), folder="class1/ann"
+    )
+    services.document_process(document_id=source.id)
+    copier = processed(assignment, "copier.txt", WATER_COPIED.encode())
+    titles = [s.title for s in selectors.report_get(document=copier).sources]
+    assert titles == ["class1/ann/essay.txt"]
+
+
+def test_a_reupload_of_the_same_file_is_flagged(assignment, owner):
+    first = processed(assignment, "essay.txt", WATER.encode())
+    other = services.collection_create(owner=owner, name="Essay 2")
+    again = processed(other, "essay-again.txt", WATER.encode())
+    assert any("identical SHA-256" in w and "essay.txt" in w for w in again.warnings)
+    assert not any("identical" in w for w in first.warnings)  # it was alone when processed
+
+
+def test_an_archive_sees_who_copied_from_it(browser, owner, assignment, archive):
+    source = processed(archive, "water.txt", WATER.encode())
+    copier = processed(assignment, "copier.txt", WATER_COPIED.encode())
+    assert copier.similarity > 0.5
+
+    pairs = selectors.collection_pairs(collection=archive)
+    assert [(p.document, p.other) for p in pairs] == [(copier.id, source.id)]
+    assert [d.id for d in selectors.copied_by(document=source)] == [copier.id]
+    page = browser.get(f"/documents/{source.id}/")
+    assert b'id="copied-by"' in page.content and b"copier.txt" in page.content
+
+
+def test_sources_in_a_collection_being_deleted_leave_reports_at_once(
+    owner, assignment, archive, monkeypatch
+):
+    monkeypatch.setattr(document_tasks.collection_delete_task, "delay", lambda _id: None)
+    source = processed(archive, "water.txt", WATER.encode())
+    copier = processed(assignment, "copier.txt", WATER_COPIED.encode())
+    assert selectors.report_get(document=copier).sources
+    services.collection_delete(collection=archive)  # marked; the task has not run
+    assert selectors.report_get(document=copier).sources == ()
+    assert selectors.collection_pairs(collection=assignment) == []
+    assert selectors.source_text_get(document=copier, source_id=source.id) is None
+
+
+def test_check_every_document_again_queues_the_whole_collection(browser, assignment):
+    documents = [processed(assignment, f"e{i}.txt", WATER.encode()) for i in range(3)]
+    assert all(d.status == Document.Status.DONE for d in documents)  # none is stale
+    response = browser.post(f"/collections/{assignment.id}/reanalyze/", {"all": "1"}, follow=True)
+    assert b"3 document(s) queued" in response.content
+    statuses = set(Document.objects.filter(collection=assignment).values_list("status", flat=True))
+    assert statuses == {Document.Status.QUEUED}
+
+
+def test_a_failed_row_shows_why(browser, assignment):
+    bad = SimpleUploadedFile("broken.pdf", b"%PDF-1.4 not really", "application/pdf")
+    browser.post(f"/collections/{assignment.id}/upload/", {"files": [bad]})
+    document = Document.objects.get(collection=assignment)
+    services.document_process(document_id=document.id)
+    page = browser.get(f"/collections/{assignment.id}/")
+    assert b'class="error failure"' in page.content
