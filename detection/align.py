@@ -4,7 +4,8 @@
    recent cluster it fits: at most ``max_gap`` query sentences lie between the cluster's last
    query sentence and the pair's (inserted foreign sentences, sentences edited beyond
    recognition) and its source sentence lies within ``source_window`` sentences of the
-   cluster's source range (reordering inside a passage).
+   cluster's source range (reordering inside a passage); a source sentence before that range
+   is measured from the range's end, so two copies in swapped source order stay apart.
 2. Splitting at source gaps.  A cluster whose copied source sentences leave more than
    ``max_source_gap`` source sentences in a row uncopied is split there: reordering permutes
    one contiguous block, while two separate copies from one source that land close together in
@@ -15,7 +16,8 @@
    the shorter it is, the closer the match must be; one short shared phrase, a dateline or a
    slogan, is not).
 4. Passages overlapping on both sides, or continuing each other in order on both sides within
-   ``join_chars`` characters (one copy found in pieces), are merged; of passages still
+   ``join_chars`` characters (one copy found in pieces; the second must not begin earlier in
+   the source — a passage is monotone on both sides), are merged; of passages still
    overlapping on the query side (text repeated in the source, e.g. reference lists), only the
    one with most copied sentences is kept — a query passage is copied from one place.
 
@@ -54,7 +56,11 @@ class Cluster:
         if pair.query - self.query_last - 1 > config.max_gap:
             return None
         if pair.source < self.source_first:
-            distance = self.source_first - pair.source
+            # Measured from the furthest source sentence reached, not from the range's start:
+            # reordering permutes sentences inside a window, while a jump back across the
+            # whole run copied so far is a second copy whose source precedes the first
+            # (two passages copied in swapped order).
+            distance = self.source_last - pair.source
         else:
             distance = max(0, pair.source - self.source_last)
         return distance if distance <= config.source_window else None
@@ -219,6 +225,10 @@ def follows(first: Passage, second: Passage, join_chars: int) -> bool:
     source_gap = second.source_start - first.source_end
     if overlap or second.source_end < first.source_end:
         return overlap
+    if second.source_start < first.source_start:
+        # The source of the second begins before the first's: not a continuation in order
+        # (a passage maps one monotone stretch to one monotone stretch).
+        return False
     if gap <= join_chars and -join_chars <= source_gap <= join_chars:
         return True
     widest = max(gap, source_gap)
