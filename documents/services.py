@@ -202,6 +202,10 @@ def document_upload_batch(*, collection: Collection, filename: str, data: bytes)
         raise UploadError(f"{filename}: {error}") from error
     if not documents and not skipped:
         raise UploadError(f"{filename} holds no documents.")
+    if not documents:
+        reasons = "; ".join(f"{path} ({reason})" for path, reason in skipped[:5])
+        more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+        raise UploadError(f"{filename} holds no document that can be checked: {reasons}{more}.")
     return BatchUpload(tuple(documents), tuple(skipped))
 
 

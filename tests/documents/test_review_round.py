@@ -107,3 +107,26 @@ def test_a_failed_row_shows_why(browser, assignment):
     services.document_process(document_id=document.id)
     page = browser.get(f"/collections/{assignment.id}/")
     assert b'class="error failure"' in page.content
+
+
+def test_a_zip_with_nothing_to_check_is_refused_with_the_reasons(assignment):
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("tool.exe", b"MZ" + bytes(40))
+    with pytest.raises(services.UploadError, match=r"no document that can be checked: tool\.exe"):
+        services.document_upload_batch(
+            collection=assignment, filename="tools.zip", data=buffer.getvalue()
+        )
+    assert not Document.objects.filter(collection=assignment).exists()
+
+
+@pytest.mark.parametrize(
+    ("share", "shown"), [(None, "–"), (0.0, "0.0%"), (0.0003, "<0.1%"), (0.4237, "42.4%")]
+)
+def test_a_tiny_share_does_not_read_as_nothing(share, shown):
+    from documents.templatetags.report_format import percent
+
+    assert percent(share) == shown
