@@ -37,7 +37,7 @@ import numpy as np
 from django.db import connections, transaction
 from django.db.backends.utils import CursorWrapper
 
-from detection import Postings
+from detection import DEFAULT_CONFIG, Postings, unpack_refs
 from documents.pg_copy import (
     COPY_COLUMNS,
     COPY_SIGNATURE,
@@ -74,6 +74,12 @@ ANALYZE_AFTER_ROWS = 200_000
 # since (counted in ADDS_TABLE, read in the lookup's own snapshot) cannot have lifted it above
 # max_df. HEAVY_FLOOR is the partial index's predicate; the counter is checked once a second.
 HEAVY_FLOOR = 50
+# A scoped index (the app: a user's collection and its archives) decides which features are
+# too common to be evidence WITHIN its scope (`postings`), so what one user uploads never
+# changes what another's check finds. The document frequency over ALL documents then only
+# bounds a lookup's work: features in more documents than this (or than the detector's
+# share of the whole index, when larger) are not fetched at all.
+GUARD_DF_FLOOR = 1000
 _ADDS_SLOTS = 8
 _HEAVY_CHECK_SECONDS = 1.0
 
@@ -202,6 +208,16 @@ class PostgresSentenceIndex:
         binary row, no Python object per posting."""
         if not len(features):
             return Postings.empty()
+        if max_df is None or not self._scoped:
+            return self._fetch(features, max_df)
+        guard = max(max_df, GUARD_DF_FLOOR, int(DEFAULT_CONFIG.max_df_fraction * self._count()))
+        return within_document_frequency(self._fetch(features, guard), max_df)
+
+    @property
+    def _scoped(self) -> bool:
+        return self._requested_scope is not None or self._collections is not None
+
+    def _fetch(self, features: Collection[int], max_df: int | None) -> Postings:
         connection = connections[self.using]
         heavy = None if max_df is None else self.heavy_features(max_df)
         sql, params = self.lookup_statement(features, max_df=max_df, heavy=heavy)
@@ -255,7 +271,22 @@ class PostgresSentenceIndex:
         return _HEAVY[key]
 
     def document_count(self) -> int:
-        """Indexed documents of this model version (the population the df values count)."""
+        """Indexed documents of this model version in the index's scope: the population
+        whose share `max_df` is (a scoped index counts document frequencies within it)."""
+        if self._requested_scope is not None:
+            return len(self._requested_scope)
+        if self._collections is not None:
+            with connections[self.using].cursor() as cursor:
+                cursor.execute(
+                    "SELECT count(*) FROM documents_document WHERE indexed"
+                    " AND model_version = %s AND collection_id = ANY(%s::bigint[])",
+                    [self.model_version, self._collections],
+                )
+                return int(cursor.fetchone()[0])
+        return self._count()
+
+    def _count(self) -> int:
+        """Indexed documents of this model version, all users (what the df table counts)."""
         with connections[self.using].cursor() as cursor:
             # Kept equal to count(*) of the indexed documents by triggers (migration 0008):
             # counting the rows took ~11 ms per check at 100k documents.
@@ -378,3 +409,19 @@ class PostgresSentenceIndex:
                 "UPDATE documents_document SET indexed = false WHERE id = ANY(%s::bigint[])",
                 [list(ids)],
             )
+
+
+def within_document_frequency(found: Postings, max_df: int) -> Postings:
+    """The postings of the features found in at most `max_df` distinct documents of `found`
+    (a scoped lookup's own document frequency; a feature repeated inside one document counts
+    once, as in the df table)."""
+    if not len(found):
+        return found
+    documents = unpack_refs(found.refs)[0]
+    pairs = np.unique(np.stack([found.features, documents]), axis=1)
+    features, counts = np.unique(pairs[0], return_counts=True)
+    common = features[counts > max_df]
+    if not len(common):
+        return found
+    keep = ~np.isin(found.features, common)
+    return Postings(found.features[keep], found.refs[keep])

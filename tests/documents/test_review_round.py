@@ -2,12 +2,15 @@
 for unchecked text, reports naming folders, re-uploads flagged, archives seeing who copied
 them, and a whole collection checked again in one step."""
 
+import numpy as np
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from detection import Postings, pack_refs
 from documents import selectors, services
 from documents import tasks as document_tasks
 from documents.models import Document
+from documents.pg_index import within_document_frequency
 from tests.documents.factories import WATER, WATER_COPIED, processed, upload
 
 pytestmark = pytest.mark.django_db
@@ -130,3 +133,34 @@ def test_a_tiny_share_does_not_read_as_nothing(share, shown):
     from documents.templatetags.report_format import percent
 
     assert percent(share) == shown
+
+
+def test_other_users_uploads_do_not_change_what_a_check_finds(owner, stranger, assignment):
+    """Text common in ANOTHER user's documents (more of them than the detector's df floor of
+    50) stays evidence in this user's check: too-common is decided within the check's scope."""
+    source = processed(assignment, "water.txt", WATER.encode())
+    before = processed(assignment, "copier.txt", WATER_COPIED.encode())
+    theirs = services.collection_create(owner=stranger, name="Quotes", kind="archive")
+
+    def share_of_source() -> float:
+        found = selectors.report_get(document=before).sources
+        return next(s.similarity for s in found if s.document == source.id)
+
+    assert share_of_source() > 0.5
+    first = share_of_source()
+    for number in range(60):
+        processed(theirs, f"quote-{number}.txt", WATER.encode())
+    services.document_process(document_id=before.id)  # checked again
+    assert share_of_source() == pytest.approx(first)
+
+
+def test_a_scoped_lookup_drops_features_common_within_what_it_found():
+    """Inside the scope the detector's rule holds: a feature in more than `max_df` of the
+    scope's documents (e.g. an assignment's question in every essay) is not evidence."""
+    documents = np.arange(1, 62, dtype=np.int64)
+    common = (np.full(61, 7, np.int64), pack_refs(documents, documents * 0, documents * 0 + 5))
+    same_document = pack_refs(np.array([3, 3]), np.array([0, 1]), np.array([5, 5]))
+    twice_in_one = (np.array([9, 9], np.int64), same_document)
+    found = Postings(*(np.concatenate(pair) for pair in zip(common, twice_in_one, strict=True)))
+    assert set(within_document_frequency(found, 50).features.tolist()) == {9}
+    assert len(within_document_frequency(found, 61)) == 63  # 61 documents: not above 61
