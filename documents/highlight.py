@@ -1,8 +1,9 @@
 """Build the highlighted HTML of a text from character ranges (the report's side-by-side view).
 
 Everything user-supplied is escaped here; templates insert the result without further
-processing. Ranges may overlap (a sentence copied twice), so the text is cut at every range
-boundary and each piece is marked with the first range covering it.
+processing. Ranges may overlap or repeat (a paragraph copied twice from one source gives two
+passages with the same source range), so the text is cut at every range boundary, each piece
+is marked with every range covering it, and every range gets its own anchor at its start.
 """
 
 from __future__ import annotations
@@ -16,44 +17,74 @@ PALETTE_SIZE = 8
 
 
 def highlight_html(text: str, ranges: Sequence[tuple[int, int]], *, side: str) -> SafeString:
-    """`text` escaped, with range i wrapped in `<mark class="c{i % PALETTE_SIZE}">`.
+    """`text` escaped, with the pieces covered by ranges wrapped in `<mark>`.
 
-    The first piece of range i carries `id="{side}-{i}"`; every piece carries `data-pair=i`,
-    which the page script uses to scroll to the paired passage on the other side.
+    A piece covered by ranges i, j, … (ascending) is
+    `<mark class="c{i % PALETTE_SIZE}" data-pair="i" data-pairs="i j …">`: it takes the colour
+    of the first range covering it, and `data-pairs` lets the page script reach each of them.
+    Every range i has exactly one element with `id="{side}-{i}"` at its (clipped) start: the
+    mark of its first piece, or — when an earlier range already put its id on that mark, or
+    the range is empty — an empty `<span class="anchor" data-pairs="i">` right before it.
     """
-    cuts = _boundaries(len(text), ranges)
+    length = len(text)
+    cuts = _boundaries(length, ranges)
+    starting = _starts(length, ranges)
     parts: list[str] = []
-    opened: set[int] = set()
     for left, right in zip(cuts, cuts[1:], strict=False):
-        owner = _first_covering(ranges, left, right)
-        piece = text[left:right]
-        if owner is None:
-            parts.append(escape(piece))
-            continue
-        anchor = "" if owner in opened else f"{side}-{owner}"
-        opened.add(owner)
-        parts.append(
-            format_html(
-                '<mark class="c{}" data-pair="{}"{}>{}</mark>',
-                owner % PALETTE_SIZE,
-                owner,
-                format_html(' id="{}"', anchor) if anchor else "",
-                piece,
-            )
-        )
+        owners = _covering(ranges, left, right)
+        anchors = starting.pop(left, [])
+        mark_id = next((number for number in anchors if number in owners), None)
+        if mark_id is not None:
+            anchors.remove(mark_id)
+        parts.extend(_anchor(side, number) for number in anchors)
+        parts.append(_piece(text[left:right], owners, side, mark_id))
+    # Ranges starting at (or clipped to) the end of the text still get a target.
+    parts.extend(_anchor(side, number) for number in starting.pop(length, []))
     return mark_safe("".join(parts))  # noqa: S308 - every part above is escaped
+
+
+def _piece(piece: str, owners: list[int], side: str, mark_id: int | None) -> str:
+    if not owners:
+        return escape(piece)
+    return format_html(
+        '<mark class="c{}" data-pair="{}"{} data-pairs="{}">{}</mark>',
+        owners[0] % PALETTE_SIZE,
+        owners[0],
+        format_html(' id="{}-{}"', side, mark_id) if mark_id is not None else "",
+        " ".join(str(number) for number in owners),
+        piece,
+    )
+
+
+def _anchor(side: str, number: int) -> str:
+    return format_html(
+        '<span class="anchor" id="{}-{}" data-pairs="{}"></span>', side, number, number
+    )
+
+
+def _clip(position: int, length: int) -> int:
+    return max(0, min(position, length))
 
 
 def _boundaries(length: int, ranges: Sequence[tuple[int, int]]) -> list[int]:
     points = {0, length}
     for start, end in ranges:
-        points.add(max(0, min(start, length)))
-        points.add(max(0, min(end, length)))
+        points.add(_clip(start, length))
+        points.add(_clip(end, length))
     return sorted(points)
 
 
-def _first_covering(ranges: Sequence[tuple[int, int]], left: int, right: int) -> int | None:
-    for number, (start, end) in enumerate(ranges):
-        if start <= left and right <= end and start < end:
-            return number
-    return None
+def _starts(length: int, ranges: Sequence[tuple[int, int]]) -> dict[int, list[int]]:
+    """The range numbers starting at each cut, in ascending order (the anchor owners)."""
+    starting: dict[int, list[int]] = {}
+    for number, (start, _end) in enumerate(ranges):
+        starting.setdefault(_clip(start, length), []).append(number)
+    return starting
+
+
+def _covering(ranges: Sequence[tuple[int, int]], left: int, right: int) -> list[int]:
+    return [
+        number
+        for number, (start, end) in enumerate(ranges)
+        if start <= left and right <= end and start < end
+    ]
