@@ -187,21 +187,25 @@ class CollectionDocumentsApi(APIView):
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         try:
+            template = data.validated_data["template"]
             if services.is_batch(upload.name):
-                return self._batch(collection, upload.name, upload.read())
+                return self._batch(collection, upload.name, upload.read(), template)
             document = services.document_upload(
                 collection=collection,
                 filename=upload.name,
                 data=upload.read(),
                 folder=data.validated_data["folder"],
+                template=template,
             )
         except services.UploadError as error:
             return Response({"file": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
         body = DocumentCreatedSerializer(document).data
         return Response(body, status=status.HTTP_201_CREATED)
 
-    def _batch(self, collection: Collection, name: str, data: bytes) -> Response:
-        batch = services.document_upload_batch(collection=collection, filename=name, data=data)
+    def _batch(self, collection: Collection, name: str, data: bytes, template: bool) -> Response:
+        batch = services.document_upload_batch(
+            collection=collection, filename=name, data=data, template=template
+        )
         body = {
             "documents": DocumentCreatedSerializer(batch.documents, many=True).data,
             "skipped": [{"path": path, "reason": reason} for path, reason in batch.skipped],

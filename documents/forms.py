@@ -38,6 +38,11 @@ class MultipleFileField(forms.FileField):
 
 class UploadForm(forms.Form):
     files = MultipleFileField(label="Files")
+    template = forms.BooleanField(
+        required=False,
+        label="Template: text every student was given (the prompt, starter text); it is "
+        "never counted as copied",
+    )
 
 
 class ArchivesForm(forms.Form):

@@ -57,6 +57,10 @@ class Document(models.Model):
     # True while the document's postings are in the index (document_count counts these).
     indexed = models.BooleanField(default=False)
     similarity = models.FloatField(null=True, blank=True)
+    # Text every submission was given (the assignment's prompt, starter text, a form to fill
+    # in): indexed but never checked, and its features are left out of the checks of the
+    # collection's other documents, so what everyone was given is never reported as copied.
+    template = models.BooleanField(default=False, db_default=False)
     # Non-fatal extraction problems shown to the user ("2 of 5 pages have no text layer").
     # Database defaults too, so raw COPY writers (benchmarks/) need not know these columns.
     warnings = models.JSONField(default=list, db_default=[], blank=True)

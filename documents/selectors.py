@@ -224,6 +224,15 @@ def report_get(*, document: Document) -> Report:
     return Report(document=document, similarity=document.similarity or 0.0, sources=sources)
 
 
+def template_texts(*, collection_id: int) -> dict[int, str]:
+    """The collection's processed templates (text given to every submission), by id."""
+    return dict(
+        Document.objects.filter(
+            collection_id=collection_id, template=True, status=Document.Status.DONE
+        ).values_list("id", "text")
+    )
+
+
 def copied_by(*, document: Document) -> list[Document]:
     """The documents (of collections not being deleted) that have passages copied from this
     one: what an archive document's page shows, since its own similarity is what IT copied."""

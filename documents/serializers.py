@@ -28,6 +28,12 @@ class ArchivesSerializer(serializers.Serializer):
 class DocumentUploadSerializer(serializers.Serializer):
     file = serializers.FileField(allow_empty_file=True)
     folder = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+    template = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Text every submission was given (prompt, starter text): never counted as "
+        "copied in the collection's other documents.",
+    )
 
 
 class DocumentStatusSerializer(serializers.Serializer):
@@ -45,6 +51,7 @@ class DocumentSummarySerializer(serializers.Serializer):
     status = serializers.CharField()
     progress = serializers.IntegerField()
     similarity = serializers.FloatField(allow_null=True)
+    template = serializers.BooleanField()
 
 
 class DocumentCreatedSerializer(serializers.Serializer):

@@ -7,7 +7,7 @@ import logging
 import posixpath
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -150,10 +150,17 @@ def collection_archives_set(*, collection: Collection, archive_ids: Iterable[int
 
 
 def document_upload(
-    *, collection: Collection, filename: str, data: bytes, folder: str = "", enqueue: bool = True
+    *,
+    collection: Collection,
+    filename: str,
+    data: bytes,
+    folder: str = "",
+    enqueue: bool = True,
+    template: bool = False,
 ) -> Document:
     """Store the original file and queue its processing once the row is committed
-    (`enqueue=False`: the caller runs `document_process` itself)."""
+    (`enqueue=False`: the caller runs `document_process` itself). A `template` is text every
+    submission was given: never checked, and left out of the other documents' checks."""
     filename = (filename or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
     if not filename:
         raise UploadError("The file has no name.")
@@ -171,6 +178,7 @@ def document_upload(
             folder=folder.strip("/")[:500],
             size=len(data),
             checksum=hashlib.sha256(data).hexdigest(),
+            template=template,
         )
         document.original.save(filename, ContentFile(data), save=False)
         document.save()
@@ -179,7 +187,9 @@ def document_upload(
     return document
 
 
-def document_upload_batch(*, collection: Collection, filename: str, data: bytes) -> BatchUpload:
+def document_upload_batch(
+    *, collection: Collection, filename: str, data: bytes, template: bool = False
+) -> BatchUpload:
     """Unpack a ZIP batch into documents, keeping each member's folder as metadata."""
     if len(data) > settings.MAX_UPLOAD_BYTES:
         raise UploadError(
@@ -195,7 +205,7 @@ def document_upload_batch(*, collection: Collection, filename: str, data: bytes)
                     skipped.append((member.path, member.reason))
                     continue
                 try:
-                    documents.append(_member_upload(collection, member))
+                    documents.append(_member_upload(collection, member, template))
                 except UploadError as error:
                     skipped.append((member.path, str(error)))
     except ExtractionError as error:
@@ -223,12 +233,13 @@ def _collection_open(collection: Collection) -> None:
     raise UploadError(f"The collection {collection.name!r} is being deleted or no longer exists.")
 
 
-def _member_upload(collection: Collection, member: ArchiveMember) -> Document:
+def _member_upload(collection: Collection, member: ArchiveMember, template: bool) -> Document:
     return document_upload(
         collection=collection,
         filename=posixpath.basename(member.path),
         data=member.data,
         folder=member.folder,
+        template=template,
     )
 
 
@@ -396,18 +407,38 @@ def _process(document: Document) -> None:
     index = PostgresSentenceIndex(model_version=analysis.model_version)
     _index_replace(document, page, analysis, index)
     _progress(document.id, 65)
-    scope = selectors.detection_scope_collections(document=document)
-    scoped = PostgresSentenceIndex(model_version=analysis.model_version, collections=scope)
-    recorder = SpanRecorder(scoped)
-    passages = detect_refined(
-        page.text, analysis, recorder, SourceTexts(recorder), exclude={document.id}
-    )
+    if document.template:
+        passages: list[Passage] = []  # given to everyone: nothing to check
+    else:
+        passages = _detect(document, page.text, analysis)
     _progress(document.id, 90)
     _matches_replace(document, passages, analysis.model_version)
     _progress(document.id, 100, status=Document.Status.DONE)
     dedup_assign_enqueue(document_id=document.id)
     for stale in boilerplate.stale_pages(document, page.site, page.template):
         document_recheck(document=stale)
+
+
+def _detect(document: Document, text: str, analysis: DocumentAnalysis) -> list[Passage]:
+    """The document's passages copied from its scope, the features of its collection's
+    templates left out (their text was given to everyone, so sharing it is not copying)."""
+    scope = selectors.detection_scope_collections(document=document)
+    scoped = PostgresSentenceIndex(model_version=analysis.model_version, collections=scope)
+    recorder = SpanRecorder(scoped)
+    templates = selectors.template_texts(collection_id=document.collection_id)
+    given = {f for t in templates.values() for s in analyze(t).sentences for f in s.features}
+    query = _without_features(analysis, given) if given else analysis
+    return detect_refined(
+        text, query, recorder, SourceTexts(recorder), exclude={document.id, *templates}
+    )
+
+
+def _without_features(analysis: DocumentAnalysis, given: set[int]) -> DocumentAnalysis:
+    sentences = tuple(
+        replace(s, features=tuple(f for f in s.features if f not in given))
+        for s in analysis.sentences
+    )
+    return replace(analysis, sentences=sentences)
 
 
 @dataclass(frozen=True)

@@ -177,22 +177,35 @@ def collection_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
         messages.error(request, "Choose at least one file to upload.")
         return redirect("collection_detail", collection_id=collection.id)
     uploaded = 0
+    template = form.cleaned_data["template"]
     for upload in form.cleaned_data["files"]:
         try:
-            uploaded += _upload_one(request, collection, upload.name, upload.read())
+            uploaded += _upload_one(request, collection, upload.name, upload.read(), template)
         except services.UploadError as error:
             messages.error(request, str(error))
-    if uploaded:
+    if uploaded and template:
+        messages.success(
+            request,
+            f"{uploaded} template file(s) stored: the documents checked from now on leave their "
+            "text out; Settings → Check every document again applies them to the others.",
+        )
+    elif uploaded:
         messages.success(request, f"{uploaded} file(s) queued for checking.")
     return redirect("collection_detail", collection_id=collection.id)
 
 
-def _upload_one(request: HttpRequest, collection: Collection, name: str, data: bytes) -> int:
+def _upload_one(
+    request: HttpRequest, collection: Collection, name: str, data: bytes, template: bool
+) -> int:
     """Upload one file or ZIP batch; returns how many documents were queued."""
     if not services.is_batch(name):
-        services.document_upload(collection=collection, filename=name, data=data)
+        services.document_upload(
+            collection=collection, filename=name, data=data, template=template
+        )
         return 1
-    batch = services.document_upload_batch(collection=collection, filename=name, data=data)
+    batch = services.document_upload_batch(
+        collection=collection, filename=name, data=data, template=template
+    )
     for path, reason in batch.skipped:
         messages.warning(request, f"{name}: skipped {path} ({reason})")
     return len(batch.documents)

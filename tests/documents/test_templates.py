@@ -1,0 +1,64 @@
+"""Templates: the text every student was given (the assignment's prompt) is never reported
+as copied between submissions, while what they really copied from each other still is."""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from documents import selectors, services
+from documents.models import Document
+from tests.documents.factories import WATER, processed
+
+pytestmark = pytest.mark.django_db
+
+PROMPT = (
+    "Write an essay of about five hundred words on the history of your town. "
+    "Describe at least two events that changed the lives of its inhabitants. "
+    "Explain which sources you used and why you trust them."
+)
+ANN = PROMPT + "\n\nMy town was founded by fishermen who came from the north. " + WATER
+BEN = PROMPT + "\n\nThe old mill burned down in the winter of the great storm. " + WATER
+
+
+def copied_ranges(document):
+    """The (start, end) ranges of the document copied from its peer, as the report shows."""
+    (source,) = selectors.report_get(document=document).sources
+    return [(p.start, p.end) for p in source.passages]
+
+
+def test_without_a_template_the_prompt_counts_as_copied(assignment):
+    processed(assignment, "ann.txt", ANN.encode())
+    ben = processed(assignment, "ben.txt", BEN.encode())
+    assert copied_ranges(ben)[0][0] < len(PROMPT)  # the prompt is in the copied passages
+
+
+def test_a_template_keeps_the_prompt_out_and_the_real_copy_in(assignment):
+    template = services.document_upload(
+        collection=assignment, filename="prompt.txt", data=PROMPT.encode(), template=True,
+        enqueue=False,
+    )  # fmt: skip
+    services.document_process(document_id=template.id)
+    processed(assignment, "ann.txt", ANN.encode())
+    ben = processed(assignment, "ben.txt", BEN.encode())
+    ranges = copied_ranges(ben)
+    assert ranges and all(start >= len(PROMPT) for start, _ in ranges)  # the prompt left out
+    assert ranges[-1][1] == len(BEN)  # the copied report still found, to its end
+    assert template.id not in {s.document for s in selectors.report_get(document=ben).sources}
+    template.refresh_from_db()
+    assert (template.status, template.template) == (Document.Status.DONE, True)
+    assert not selectors.report_get(document=template).sources  # a template is not checked
+
+
+def test_the_upload_form_and_the_api_mark_templates(browser, api, assignment):
+    prompt = SimpleUploadedFile("prompt.txt", PROMPT.encode(), "text/plain")
+    browser.post(f"/collections/{assignment.id}/upload/", {"files": [prompt], "template": "on"})
+    response = api.post(
+        f"/api/collections/{assignment.id}/documents/",
+        {"file": SimpleUploadedFile("rubric.txt", b"Rubric.", "text/plain"), "template": "true"},
+        format="multipart",
+    )
+    assert response.status_code == 201
+    assert sorted(Document.objects.filter(template=True).values_list("filename", flat=True)) == [
+        "prompt.txt", "rubric.txt",
+    ]  # fmt: skip
+    listed = api.get(f"/api/collections/{assignment.id}/documents/").json()
+    assert {d["filename"]: d["template"] for d in listed} == {"prompt.txt": 1, "rubric.txt": 1}
