@@ -14,9 +14,13 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 PALETTE_SIZE = 8
+# A stretch is shortened only when that leaves out at least this much (`context`).
+GAP_MINIMUM = 200
 
 
-def highlight_html(text: str, ranges: Sequence[tuple[int, int]], *, side: str) -> SafeString:
+def highlight_html(
+    text: str, ranges: Sequence[tuple[int, int]], *, side: str, context: int | None = None
+) -> SafeString:
     """`text` escaped, with the pieces covered by ranges wrapped in `<mark>`.
 
     A piece covered by ranges i, j, … (ascending) is
@@ -25,6 +29,11 @@ def highlight_html(text: str, ranges: Sequence[tuple[int, int]], *, side: str) -
     Every range i has exactly one element with `id="{side}-{i}"` at its (clipped) start: the
     mark of its first piece, or — when an earlier range already put its id on that mark, or
     the range is empty — an empty `<span class="anchor" data-pairs="i">` right before it.
+
+    With `context`, a long stretch without ranges keeps only `context` characters next to the
+    marks around it and a `<span class="gap">` saying how much was left out: a book with a
+    few copied passages stays a page a browser renders at once (the caller offers the whole
+    text on request).
     """
     length = len(text)
     cuts = _boundaries(length, ranges)
@@ -37,7 +46,10 @@ def highlight_html(text: str, ranges: Sequence[tuple[int, int]], *, side: str) -
         if mark_id is not None:
             anchors.remove(mark_id)
         parts.extend(_anchor(side, number) for number in anchors)
-        parts.append(_piece(text[left:right], owners, side, mark_id))
+        if owners or context is None:
+            parts.append(_piece(text[left:right], owners, side, mark_id))
+        else:
+            parts.append(_shortened(text[left:right], context, left == 0, right == length))
     # Ranges starting at (or clipped to) the end of the text still get a target.
     parts.extend(_anchor(side, number) for number in starting.pop(length, []))
     return mark_safe("".join(parts))  # noqa: S308 - every part above is escaped
@@ -53,6 +65,22 @@ def _piece(piece: str, owners: list[int], side: str, mark_id: int | None) -> str
         format_html(' id="{}-{}"', side, mark_id) if mark_id is not None else "",
         " ".join(str(number) for number in owners),
         piece,
+    )
+
+
+def _shortened(piece: str, context: int, first: bool, last: bool) -> str:
+    """An unmarked piece with its middle left out when long: `context` characters kept
+    next to each neighbouring mark (none before the text's start or after its end)."""
+    head = 0 if first else context
+    tail = 0 if last else context
+    if len(piece) <= head + tail + GAP_MINIMUM:
+        return escape(piece)
+    left_out = len(piece) - head - tail
+    return (
+        escape(piece[:head])
+        + format_html('<span class="gap">[… {} characters without copied text …]</span>',
+                      f"{left_out:,}")  # fmt: skip
+        + escape(piece[len(piece) - tail :])
     )
 
 

@@ -267,6 +267,13 @@ def document_delete(request: HttpRequest, document_id: int) -> HttpResponse:
     return redirect("collection_detail", collection_id=collection_id)
 
 
+# Texts longer than this are shown shortened in the report (the stretches without copied
+# text cut to REPORT_CONTEXT characters around the passages; `?full=1` shows everything):
+# a whole 1.7M-character book made a 5 MB page that took a browser 5 s to lay out.
+LONG_TEXT = 100_000
+REPORT_CONTEXT = 600
+
+
 @login_required
 def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
@@ -279,9 +286,22 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
         return redirect("document_detail", document_id=document.id)
     report = selectors.report_get(document=document)
     chosen = _chosen_source(report, request.GET.get("source"))
-    context: dict[str, object] = {"document": document, "report": report, "chosen": chosen}
+    source = (
+        None
+        if chosen is None
+        else selectors.source_text_get(document=document, source_id=chosen.document)
+    )
+    longest = max(len(document.text), len(source.text) if source else 0)
+    shortened = longest > LONG_TEXT and not request.GET.get("full")
+    around = REPORT_CONTEXT if shortened else None
+    context: dict[str, object] = {
+        "document": document,
+        "report": report,
+        "chosen": chosen,
+        "shortened": shortened,
+        "long_text": longest > LONG_TEXT,
+    }
     if chosen is not None:
-        source = selectors.source_text_get(document=document, source_id=chosen.document)
         passages = chosen.passages
         context["passage_rows"] = [
             {
@@ -293,15 +313,16 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
             for number, passage in enumerate(passages)
         ]
         context["left_html"] = highlight_html(
-            document.text, [(p.start, p.end) for p in passages], side="q"
+            document.text, [(p.start, p.end) for p in passages], side="q", context=around
         )
         context["right_html"] = highlight_html(
             source.text if source else "",
             [(p.source_start, p.source_end) for p in passages],
             side="s",
+            context=around,
         )
     else:
-        context["left_html"] = highlight_html(document.text, [], side="q")
+        context["left_html"] = highlight_html(document.text, [], side="q", context=around)
     return render(request, "documents/report.html", context)
 
 

@@ -76,3 +76,21 @@ def test_a_target_sits_where_its_passage_starts():
         for number, (start, _end) in enumerate(ranges):
             before = html.split(f'id="{side}-{number}"')[0]
             assert len(re.sub(r"<[^>]*$", "", re.sub(r"<[^>]+>", "", before))) == start
+
+
+def test_with_context_long_unmarked_stretches_are_shortened_and_marks_kept():
+    text = "a" * 5000 + "COPIED" + "b" * 5000 + "AGAIN" + "c" * 300
+    ranges = [(5000, 5006), (10006, 10011)]
+    html = str(highlight_html(text, ranges, side="q", context=100))
+    assert html.count('<span class="gap">') == 2  # before the first mark, between the two
+    assert "[… 4,900 characters without copied text …]" in html
+    assert "[… 4,800 characters without copied text …]" in html
+    assert 'id="q-0"' in html and ">COPIED</mark>" in html and ">AGAIN</mark>" in html
+    assert html.endswith("c" * 300)  # a stretch too short to shorten stays whole
+    assert len(html) < 1000
+
+
+def test_without_context_the_whole_text_is_kept():
+    text = "a" * 5000 + "COPIED"
+    html = str(highlight_html(text, [(5000, 5006)], side="q"))
+    assert "gap" not in html and html.startswith("a" * 5000)

@@ -164,3 +164,22 @@ def test_a_scoped_lookup_drops_features_common_within_what_it_found():
     found = Postings(*(np.concatenate(pair) for pair in zip(common, twice_in_one, strict=True)))
     assert set(within_document_frequency(found, 50).features.tolist()) == {9}
     assert len(within_document_frequency(found, 61)) == 63  # 61 documents: not above 61
+
+
+def test_a_long_report_shows_the_passages_in_context_and_the_whole_text_on_request(
+    browser, assignment, monkeypatch
+):
+    from documents import views
+
+    monkeypatch.setattr(views, "LONG_TEXT", 1000)  # the rule, not the size, is under test
+    filler = " ".join(f"Line {n} of a long diary with nothing copied in it." for n in range(60))
+    source = processed(assignment, "water.txt", WATER.encode())
+    long_copy = processed(assignment, "long.txt", (filler + "\n\n" + WATER_COPIED).encode())
+    assert len(long_copy.text) > 1000
+
+    page = browser.get(f"/documents/{long_copy.id}/report/?source={source.id}")
+    assert b'id="shortened"' in page.content and b'class="gap"' in page.content
+    assert b"Line 1 of a long diary" not in page.content  # left out, far from the passage
+    assert b'id="q-0"' in page.content and b'id="s-0"' in page.content
+    whole = browser.get(f"/documents/{long_copy.id}/report/?source={source.id}&full=1")
+    assert b'class="gap"' not in whole.content and b"Line 1 of a long diary" in whole.content
