@@ -43,6 +43,11 @@ class DetectorConfig:
             larger one (copies that merge or split sentences).
         max_df_fraction / max_df_floor: features in more than
             ``max(max_df_floor, max_df_fraction * documents)`` documents are ignored.
+        max_sentence_df: a feature in more than this many sentences of one document is ignored
+            for that document (the query, or one source document): a document's own refrain
+            carries no evidence of where it was copied, and it bounds the candidate pairs of a
+            feature to max_sentence_df² per document pair (repetitive texts stay linear).
+            None: no limit.
 
     Sequence matching:
         max_gap: unmatched query sentences tolerated inside a passage.
@@ -71,6 +76,7 @@ class DetectorConfig:
     containment_min_features: int = 6
     max_df_fraction: float = 0.01
     max_df_floor: int = 50
+    max_sentence_df: int | None = 50
     max_gap: int = 3
     source_window: int = 6
     max_source_gap: int = 1
@@ -86,6 +92,8 @@ class DetectorConfig:
             raise ValueError(
                 "DetectorConfig needs chain_length >= 0, chain_gap >= 1 and antecedents >= 0"
             )
+        if self.max_sentence_df is not None and self.max_sentence_df < 1:
+            raise ValueError("DetectorConfig.max_sentence_df must be >= 1 (or None: no limit)")
         if not 0.0 <= self.sentence_threshold <= 1.0:
             raise ValueError("DetectorConfig.sentence_threshold must lie in [0, 1]")
 

@@ -2,7 +2,12 @@
 
 All features of the query document are looked up in one ``postings`` call (one round trip in
 PostgreSQL); features in too many documents (``max_df``) are pruned there — they are
-boilerplate ("本报讯", "all rights reserved") and would only produce candidates.  Every source
+boilerplate ("本报讯", "all rights reserved") and would only produce candidates.  Likewise, a
+feature in more than ``max_sentence_df`` sentences of ONE document (the query, or one source)
+is ignored for that document: a document's own refrain (a repeated header, a text pasted many
+times) cannot say which of its sentences was copied, and a feature in k query and m source
+sentences would make k·m candidate pairs — the bound keeps the work linear in the text length
+(docs/detection.md, "Bounded work on repetitive texts").  Every source
 sentence sharing features with a query sentence is a candidate; its score is a set similarity
 of the two feature sets (the seed's formula was lost):
 
@@ -73,9 +78,11 @@ def copied_pairs(
     features = np.fromiter(chain.from_iterable(s.features for s in sentences), np.int64, total)
     owners = np.repeat(np.arange(len(sentences)), lengths)  # position of each feature's sentence
     sizes = np.minimum(lengths, MAX_SIZE)  # as the index stores them
+    features, owners = _rare_in_query(features, owners, config.max_sentence_df)
     max_df = config.max_df(index.document_count())
     found = index.postings(np.unique(features), max_df=max_df)
-    owners, refs = _shared(features, owners, _without(found, exclude))
+    found = _rare_in_sources(_without(found, exclude), config.max_sentence_df)
+    owners, refs = _shared(features, owners, found)
     owners, refs, shared = _counted(owners, refs)
     documents, sources, source_sizes = unpack_refs(refs)
     scores = _scores(shared, sizes[owners], source_sizes, config)
@@ -95,6 +102,35 @@ def _without(found: Postings, exclude: Collection[int]) -> Postings:
         return found
     documents = unpack_refs(found.refs)[0]
     kept = ~np.isin(documents, np.fromiter(exclude, np.int64, len(exclude)))
+    return Postings(found.features[kept], found.refs[kept])
+
+
+def _rare_in_query(
+    features: np.ndarray, owners: np.ndarray, limit: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The query's (feature, sentence) occurrences without the features found in more than
+    ``limit`` of its sentences (a sentence's features are distinct: occurrences = sentences)."""
+    if limit is None or not len(features):
+        return features, owners
+    _, inverse, counts = np.unique(features, return_inverse=True, return_counts=True)
+    kept = counts[inverse] <= limit
+    return features[kept], owners[kept]
+
+
+def _rare_in_sources(found: Postings, limit: int | None) -> Postings:
+    """``found`` without the postings of a feature in a document where that feature occurs in
+    more than ``limit`` sentences (per source document: it may be rare in the others)."""
+    if limit is None or len(found) <= limit:
+        return found
+    documents = unpack_refs(found.refs)[0]
+    order = np.lexsort((documents, found.features))
+    features, documents = found.features[order], documents[order]
+    fresh = np.ones(len(order), dtype=bool)
+    fresh[1:] = (features[1:] != features[:-1]) | (documents[1:] != documents[:-1])
+    starts = np.flatnonzero(fresh)
+    runs = np.diff(np.append(starts, len(order)))
+    kept = np.zeros(len(order), dtype=bool)
+    kept[order] = np.repeat(runs <= limit, runs)
     return Postings(found.features[kept], found.refs[kept])
 
 

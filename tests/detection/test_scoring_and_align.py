@@ -181,16 +181,21 @@ def test_references_round_trip_and_refuse_what_their_fields_cannot_hold():
 def reference_pairs(analysis, index, exclude, config):
     """copied_pairs as the definition reads: per query sentence, count the shared features of
     every source sentence, keep the pairs that score."""
-    features = {f for sentence in analysis.sentences for f in sentence.features}
+    limit = config.max_sentence_df or float("inf")
+    in_query = Counter(f for sentence in analysis.sentences for f in sentence.features)
+    features = {f for f, sentences in in_query.items() if sentences <= limit}
     by_feature = defaultdict(list)
     max_df = config.max_df(index.document_count())
     for feature, doc, source, size in index.postings(features, max_df=max_df):
         if doc not in exclude:
             by_feature[feature].append((doc, source, size))
+    for postings in by_feature.values():  # the feature's sentences in each document
+        in_document = Counter(doc for doc, _, _ in postings)
+        postings[:] = [p for p in postings if in_document[p[0]] <= limit]
     pairs = []
     for sentence in analysis.sentences:
         counts = Counter()
-        for feature in sentence.features:
+        for feature in set(sentence.features) & features:
             counts.update(by_feature.get(feature, ()))
         size = len(sentence.features)
         for (doc, source, source_size), shared in counts.items():
@@ -218,13 +223,15 @@ feature_sets = st.lists(st.sets(st.integers(0, 30), max_size=9), min_size=1, max
     st.sampled_from([0.2, 0.25, 0.5, 1.0]),
     st.integers(1, 3),
     st.booleans(),
+    st.sampled_from([None, 1, 2, 3]),
 )
 def test_copied_pairs_agree_with_the_per_sentence_definition(
-    sources, query, measure, threshold, min_shared, exclude_first
+    sources, query, measure, threshold, min_shared, exclude_first, max_sentence_df
 ):
     config = dataclasses.replace(
         DEFAULT_CONFIG, similarity=measure, sentence_threshold=threshold, min_shared=min_shared,
         containment_min_features=3, max_df_floor=2, max_df_fraction=0.0,
+        max_sentence_df=max_sentence_df,
     )  # fmt: skip
     index = MemoryIndex()
     for number, sets in enumerate(sources):
