@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 
 from dedup import selectors, services
 from dedup.forms import RunForm
@@ -13,8 +14,16 @@ from dedup.models import DedupRun
 from detection import compare
 from documents import selectors as document_selectors
 from documents.highlight import PALETTE_SIZE, highlight_html
+from documents.models import Document
 
 SINGLETONS_LISTED = 300
+
+# The pair view compares inside the request: even with detection's bound on repeated features
+# (max_sentence_df) a 1,000,000-character document takes up to ~13 s and ~350 MB (a block
+# repeated 50 times, the worst case) and the page carries both texts; an 8.4 MB one took 13.7 s
+# and 1.2 GB.  Longer documents are not compared while the user waits (docs/detection.md,
+# "Bounded work on repetitive texts").
+PAIR_MAX_CHARS = 1_000_000
 
 
 @login_required
@@ -50,13 +59,18 @@ def collection_dedup(request: HttpRequest, collection_id: int) -> HttpResponse:
 @login_required
 def dedup_pair(request: HttpRequest, collection_id: int) -> HttpResponse:
     """Two documents of the collection side by side, shared passages highlighted
-    (`detection.compare` on the fly: near-duplicate pairs have no stored matches)."""
+    (`detection.compare` on the fly: near-duplicate pairs have no stored matches).  A document
+    paired with itself, or one above PAIR_MAX_CHARS, goes back to the runs with a message."""
     first, second = _int(request.GET.get("a")), _int(request.GET.get("b"))
     if first is None or second is None:
         raise Http404("Choose two documents (?a=…&b=…).")
     left, right = selectors.pair_get(
         user=request.user, collection_id=collection_id, first=first, second=second
     )
+    refusal = _pair_refusal(left, right)
+    if refusal is not None:
+        messages.error(request, refusal)
+        return _back_to_dedup(collection_id, _int(request.GET.get("run")))
     passages = compare(left.text, right.text)
     context = {
         "collection": left.collection,
@@ -78,6 +92,25 @@ def dedup_pair(request: HttpRequest, collection_id: int) -> HttpResponse:
         "run": _int(request.GET.get("run")),
     }
     return render(request, "dedup/pair.html", context)
+
+
+def _pair_refusal(left: Document, right: Document) -> str | None:
+    """Why the pair cannot be shown side by side, or None."""
+    if left.id == right.id:
+        return "Choose two different documents: a document compared with itself is one passage."
+    longest = max((left, right), key=lambda document: len(document.text))
+    if len(longest.text) > PAIR_MAX_CHARS:
+        return (
+            f"{longest.filename} has {len(longest.text):,} characters: documents above "
+            f"{PAIR_MAX_CHARS:,} characters are too long to compare side by side while you "
+            "wait (the comparison runs in this request)."
+        )
+    return None
+
+
+def _back_to_dedup(collection_id: int, run: int | None) -> HttpResponse:
+    url = reverse("dedup_collection", args=[collection_id])
+    return redirect(f"{url}?run={run}" if run is not None else url)
 
 
 def _excerpt(piece: str, length: int = 40) -> str:

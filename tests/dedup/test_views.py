@@ -104,7 +104,7 @@ def test_a_long_list_of_documents_without_a_near_duplicate_is_cut(
     assert "0 cluster(s) of near-duplicates; 3 document(s) without one." in page
     assert "Documents without a near-duplicate (3)" in page
     assert "The first 2 of 3 are listed." in page
-    assert page.count("<li><a href=\"/documents/") == 2
+    assert page.count('<li><a href="/documents/') == 2
 
 
 def test_pages_of_a_collection_being_deleted_are_gone(browser, collection, finished_run):
@@ -114,3 +114,35 @@ def test_pages_of_a_collection_being_deleted_are_gone(browser, collection, finis
     assert browser.get(f"/collections/{collection.id}/dedup/").status_code == 404
     assert browser.get(f"/collections/{collection.id}/dedup/pair/?a={a}&b={b}").status_code == 404
     assert browser.get(f"/api/dedup/{run.id}/").status_code == 404
+
+
+def test_the_pair_view_refuses_a_document_paired_with_itself(browser, collection, finished_run):
+    run, pages = finished_run
+    a = pages[STORY_0[0]].id
+    url = f"/collections/{collection.id}/dedup/pair/?a={a}&b={a}&run={run.id}"
+    response = browser.get(url)
+    assert response.status_code == 302
+    assert response["Location"] == f"/collections/{collection.id}/dedup/?run={run.id}"
+    page = browser.get(url, follow=True).content.decode()
+    assert "Choose two different documents" in page
+
+
+def test_the_pair_view_refuses_documents_too_long_to_compare_in_the_request(
+    browser, collection, finished_run, monkeypatch
+):
+    from dedup import views
+
+    _, pages = finished_run
+    first, second = (pages[name] for name in STORY_0)
+    longest = max(len(first.text), len(second.text))
+    compared = []
+    monkeypatch.setattr(views, "compare", lambda *texts: compared.append(texts) or [])
+    monkeypatch.setattr(views, "PAIR_MAX_CHARS", longest - 1)
+    url = f"/collections/{collection.id}/dedup/pair/?a={first.id}&b={second.id}"
+    response = browser.get(url, follow=True)
+    assert response.redirect_chain == [(f"/collections/{collection.id}/dedup/", 302)]
+    page = response.content.decode()
+    assert f"{longest:,} characters" in page and "too long to compare side by side" in page
+    assert compared == []
+    monkeypatch.setattr(views, "PAIR_MAX_CHARS", longest)
+    assert browser.get(url).status_code == 200 and len(compared) == 1
