@@ -5,7 +5,9 @@
    query sentence and the pair's (inserted foreign sentences, sentences edited beyond
    recognition) and its source sentence lies within ``source_window`` sentences of the
    cluster's source range (reordering inside a passage); a source sentence before that range
-   is measured from the range's end, so two copies in swapped source order stay apart.
+   is measured from the range's end, so two copies in swapped source order stay apart, and a
+   query sentence whose best match returns to a source sentence the cluster copied before
+   moving on starts a new cluster (the same source text copied twice).
 2. Splitting at source gaps.  A cluster whose copied source sentences leave more than
    ``max_source_gap`` source sentences in a row uncopied is split there: reordering permutes
    one contiguous block, while two separate copies from one source that land close together in
@@ -50,10 +52,19 @@ class Cluster:
     query_last: int = -1
     source_first: int = 0
     source_last: int = -1
+    # source sentences that are some query sentence's best match, and the latest of them
+    copied: set[int] = field(default_factory=set)
+    copied_last: int = -1
 
-    def distance(self, pair: SentencePair, config: DetectorConfig) -> int | None:
-        """Source distance when ``pair`` may join this cluster, else None."""
+    def distance(self, pair: SentencePair, config: DetectorConfig, *, best: bool) -> int | None:
+        """Source distance when ``pair`` may join this cluster, else None.
+
+        ``best``: the pair is its query sentence's best match (only those can say that a
+        source sentence is copied a second time).
+        """
         if pair.query - self.query_last - 1 > config.max_gap:
+            return None
+        if best and self.copies_again(pair):
             return None
         if pair.source < self.source_first:
             # Measured from the furthest source sentence reached, not from the range's start:
@@ -65,7 +76,18 @@ class Cluster:
             distance = max(0, pair.source - self.source_last)
         return distance if distance <= config.source_window else None
 
-    def add(self, pair: SentencePair) -> None:
+    def copies_again(self, pair: SentencePair) -> bool:
+        """Whether ``pair`` returns to a source sentence this cluster copied before it moved
+        on to others: the start of a second copy of the same source text (a paragraph copied
+        twice), which must not become one passage with the first and the text between them.
+        Staying on the latest one is allowed: a long source sentence split into several
+        query sentences, some too short or edited to match."""
+        return pair.source in self.copied and pair.source != self.copied_last
+
+    def add(self, pair: SentencePair, *, best: bool) -> None:
+        if best:
+            self.copied.add(pair.source)
+            self.copied_last = pair.source
         if not self.pairs:
             self.source_first = self.source_last = pair.source
         self.pairs.append(pair)
@@ -77,19 +99,21 @@ class Cluster:
 def cluster_pairs(pairs: Sequence[SentencePair], config: DetectorConfig) -> list[Cluster]:
     """Group one document's copied pairs into clusters (step 1)."""
     clusters: list[Cluster] = []
-    for pair in sorted(pairs, key=lambda p: (p.query, p.source)):
+    ordered = sorted(pairs, key=lambda p: (p.query, p.source))
+    best = set(_best_pairs(ordered))
+    for pair in ordered:
         chosen: Cluster | None = None
         chosen_distance = config.source_window + 1
         for cluster in reversed(clusters):
             if pair.query - cluster.query_last - 1 > config.max_gap:
                 break
-            distance = cluster.distance(pair, config)
+            distance = cluster.distance(pair, config, best=pair in best)
             if distance is not None and distance < chosen_distance:
                 chosen, chosen_distance = cluster, distance
         if chosen is None:
             chosen = Cluster()
             clusters.append(chosen)
-        chosen.add(pair)
+        chosen.add(pair, best=pair in best)
     return clusters
 
 

@@ -71,3 +71,29 @@ def test_compare_keeps_two_swapped_copies_apart_and_leaves_the_foreign_sentence_
     passages = compare(suspicious, source)
     found = [(suspicious[p.start : p.end], source[p.source_start : p.source_end]) for p in passages]
     assert found == [(first, first), (second, second)]
+
+
+def test_a_source_run_copied_twice_with_little_between_gives_two_clusters():
+    # Source 3-6 copied at query 0-3 and again at query 5-8, one foreign sentence between.
+    pairs = [pair(q, 3 + q) for q in range(4)] + [pair(5 + k, 3 + k) for k in range(4)]
+    clusters = cluster_pairs(pairs, DEFAULT_CONFIG)
+    assert [sorted(p.query for p in c.pairs) for c in clusters] == [[0, 1, 2, 3], [5, 6, 7, 8]]
+
+
+def test_a_source_sentence_split_over_several_query_sentences_stays_one_cluster():
+    # Source sentence 4 is copied as query sentences 1-3; the middle piece did not match.
+    pairs = [pair(0, 3), pair(1, 4), pair(3, 4), pair(4, 5)]
+    (cluster,) = cluster_pairs(pairs, DEFAULT_CONFIG)
+    assert len(cluster.pairs) == 4
+
+
+def test_compare_gives_a_paragraph_copied_twice_as_two_passages():
+    source = " ".join(SOURCE_SENTENCES)
+    paragraph = " ".join(SOURCE_SENTENCES[2:6])
+    suspicious = f"{paragraph} {FOREIGN} {paragraph}"
+    passages = compare(suspicious, source)
+    start = source.index(paragraph)
+    assert [(p.start, p.end, p.source_start, p.source_end) for p in passages] == [
+        (0, len(paragraph), start, start + len(paragraph)),
+        (len(suspicious) - len(paragraph), len(suspicious), start, start + len(paragraph)),
+    ]
