@@ -79,7 +79,7 @@ HEAVY_FLOOR = 50
 # changes what another's check finds. The document frequency over ALL documents then only
 # bounds a lookup's work: features in more documents than this (or than the detector's
 # share of the whole index, when larger) are not fetched at all.
-GUARD_DF_FLOOR = 1000
+GUARD_DF_FLOOR = 10_000
 _ADDS_SLOTS = 8
 _HEAVY_CHECK_SECONDS = 1.0
 
@@ -121,6 +121,9 @@ class PostgresSentenceIndex:
             None if documents is None else np.unique(np.fromiter(documents, np.int64))
         )  # the lookup's binary parameter, built once
         self._collections = None if collections is None else sorted(set(collections))
+        # The features a scoped lookup left out for being in more than max_df documents of
+        # the scope (the pipeline tells the user how much of the text that concerned).
+        self.too_common = np.empty(0, np.int64)
 
     # --- writes -------------------------------------------------------------------------
 
@@ -211,7 +214,10 @@ class PostgresSentenceIndex:
         if max_df is None or not self._scoped:
             return self._fetch(features, max_df)
         guard = max(max_df, GUARD_DF_FLOOR, int(DEFAULT_CONFIG.max_df_fraction * self._count()))
-        return within_document_frequency(self._fetch(features, guard), max_df)
+        found = self._fetch(features, guard)
+        common = common_within(found, max_df)
+        self.too_common = np.union1d(self.too_common, common)
+        return _without(found, common)
 
     @property
     def _scoped(self) -> bool:
@@ -413,15 +419,23 @@ class PostgresSentenceIndex:
 
 def within_document_frequency(found: Postings, max_df: int) -> Postings:
     """The postings of the features found in at most `max_df` distinct documents of `found`
-    (a scoped lookup's own document frequency; a feature repeated inside one document counts
-    once, as in the df table)."""
+    (a scoped lookup's own document frequency)."""
+    return _without(found, common_within(found, max_df))
+
+
+def common_within(found: Postings, max_df: int) -> np.ndarray:
+    """The features of `found` in more than `max_df` distinct documents of it (a feature
+    repeated inside one document counts once, as in the df table)."""
     if not len(found):
-        return found
+        return np.empty(0, np.int64)
     documents = unpack_refs(found.refs)[0]
     pairs = np.unique(np.stack([found.features, documents]), axis=1)
     features, counts = np.unique(pairs[0], return_counts=True)
-    common = features[counts > max_df]
-    if not len(common):
+    return features[counts > max_df]
+
+
+def _without(found: Postings, features: np.ndarray) -> Postings:
+    if not len(features):
         return found
-    keep = ~np.isin(found.features, common)
+    keep = ~np.isin(found.features, features)
     return Postings(found.features[keep], found.refs[keep])

@@ -165,7 +165,8 @@ def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[Pa
         .values(
             "document_id", "document__folder", "document__filename", "source_id",
             "source__folder", "source__filename", "source__collection_id",
-            "source__collection__name", "similarity",
+            "source__collection__name", "document__collection_id",
+            "document__collection__name", "similarity",
         )  # fmt: skip
         .annotate(passage_count=Count("passages"))
         .order_by()
@@ -185,7 +186,13 @@ def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[Pa
             title=_path(row["document__folder"], row["document__filename"]),
             other=other,
             other_title=_path(row["source__folder"], row["source__filename"]),
-            other_collection=row["source__collection__name"],
+            # The collection of the side that is not this one (an archive's pairs name the
+            # copier's collection); this one's name when both documents are in it.
+            other_collection=(
+                row["document__collection__name"]
+                if row["document__collection_id"] != collection.id
+                else row["source__collection__name"]
+            ),
             share=row["similarity"],
             other_share=back,
             passages=row["passage_count"],
@@ -225,21 +232,23 @@ def report_get(*, document: Document) -> Report:
 
 
 def template_texts(*, collection_id: int) -> dict[int, str]:
-    """The collection's processed templates (text given to every submission), by id."""
+    """The collection's templates (text given to every submission) whose text is extracted,
+    by id: a template queued again keeps its text, so it is left out meanwhile too."""
     return dict(
-        Document.objects.filter(
-            collection_id=collection_id, template=True, status=Document.Status.DONE
-        ).values_list("id", "text")
+        Document.objects.filter(collection_id=collection_id, template=True)
+        .exclude(text="")
+        .values_list("id", "text")
     )
 
 
-def copied_by(*, document: Document) -> list[Document]:
-    """The documents (of collections not being deleted) that have passages copied from this
-    one: what an archive document's page shows, since its own similarity is what IT copied."""
+def copied_by(*, document: Document) -> list[Match]:
+    """The matches of documents (of collections not being deleted) with passages found in
+    this one, the largest share first: what an archive document's page shows, since its own
+    similarity is what IT copied. `match.similarity` is the share of the copier's text."""
     return list(
-        Document.objects.filter(
-            matches__source=document, collection__deleting=False
-        ).select_related("collection").order_by("-similarity", "id")[:50]
+        Match.objects.filter(source=document, document__collection__deleting=False)
+        .select_related("document__collection")
+        .order_by("-similarity", "document_id")[:50]
     )
 
 

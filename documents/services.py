@@ -9,6 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
@@ -410,27 +411,57 @@ def _process(document: Document) -> None:
     if document.template:
         passages: list[Passage] = []  # given to everyone: nothing to check
     else:
-        passages = _detect(document, page.text, analysis)
+        passages, notes = _detect(document, page.text, analysis)
+        if notes:
+            _progress(document.id, 85, warnings=[*page.warnings, *notes])
     _progress(document.id, 90)
     _matches_replace(document, passages, analysis.model_version)
     _progress(document.id, 100, status=Document.Status.DONE)
+    if document.template:
+        # The collection's reports made without this template are out of date: check its
+        # other documents again now that the template's text is known.
+        documents_reanalyze(
+            documents=Document.objects.filter(
+                collection_id=document.collection_id, template=False
+            )
+        )
     dedup_assign_enqueue(document_id=document.id)
     for stale in boilerplate.stale_pages(document, page.site, page.template):
         document_recheck(document=stale)
 
 
-def _detect(document: Document, text: str, analysis: DocumentAnalysis) -> list[Passage]:
+def _detect(
+    document: Document, text: str, analysis: DocumentAnalysis
+) -> tuple[list[Passage], list[str]]:
     """The document's passages copied from its scope, the features of its collection's
-    templates left out (their text was given to everyone, so sharing it is not copying)."""
+    templates left out (their text was given to everyone, so sharing it is not copying), and
+    notes for the user on what was not counted."""
     scope = selectors.detection_scope_collections(document=document)
     scoped = PostgresSentenceIndex(model_version=analysis.model_version, collections=scope)
     recorder = SpanRecorder(scoped)
     templates = selectors.template_texts(collection_id=document.collection_id)
     given = {f for t in templates.values() for s in analyze(t).sentences for f in s.features}
     query = _without_features(analysis, given) if given else analysis
-    return detect_refined(
+    passages = detect_refined(
         text, query, recorder, SourceTexts(recorder), exclude={document.id, *templates}
     )
+    return passages, _common_note(query, scoped.too_common)
+
+
+def _common_note(analysis: DocumentAnalysis, too_common: np.ndarray) -> list[str]:
+    """Say how many sentences share text with too many documents of the scope to count."""
+    if not len(too_common):
+        return []
+    common = set(too_common.tolist())
+    affected = sum(1 for s in analysis.sentences if common.intersection(s.features))
+    if not affected:
+        return []
+    return [
+        f"{affected} sentence(s) share wording with more than 1 % (at least 50) of the "
+        "documents of this collection and its archives; wording that common is treated as a "
+        "stock phrase and not counted as copied. If it was given to every student, upload it "
+        "as a template."
+    ]
 
 
 def _without_features(analysis: DocumentAnalysis, given: set[int]) -> DocumentAnalysis:
@@ -609,5 +640,5 @@ def _progress(document_id: int, progress: int, **fields: object) -> None:
 
 def _fail(document_id: int, message: str) -> None:
     Document.objects.filter(id=document_id).update(
-        status=Document.Status.FAILED, error=message[:2000]
+        status=Document.Status.FAILED, error=message[:2000], progress=100
     )

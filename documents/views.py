@@ -157,8 +157,8 @@ def collection_reanalyze(request: HttpRequest, collection_id: int) -> HttpRespon
     with `all`, every finished document of the collection (e.g. after the archive selection
     changed, to bring every report up to date)."""
     collection = selectors.collection_get(user=request.user, collection_id=collection_id)
-    if request.POST.get("all"):
-        chosen = selectors.document_list(collection=collection)
+    if request.POST.get("all"):  # templates are not checked: their text is all they need
+        chosen = selectors.document_list(collection=collection).filter(template=False)
     else:
         chosen = selectors.documents_stale(
             collections=selectors.collection_scope(collection=collection)
@@ -186,8 +186,8 @@ def collection_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
     if uploaded and template:
         messages.success(
             request,
-            f"{uploaded} template file(s) stored: the documents checked from now on leave their "
-            "text out; Settings → Check every document again applies them to the others.",
+            f"{uploaded} template file(s) stored: once read, the collection's documents are "
+            "checked again without their text.",
         )
     elif uploaded:
         messages.success(request, f"{uploaded} file(s) queued for checking.")
@@ -277,12 +277,11 @@ REPORT_CONTEXT = 600
 @login_required
 def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
-    if document.status != document.Status.DONE:
-        # Not checked (yet): a report would claim "nothing copied" for text never compared.
-        messages.info(
-            request,
-            f"{document.filename} has no report: it is {document.get_status_display().lower()}.",
-        )
+    if document.status != document.Status.DONE or document.template:
+        # Not checked (yet, or a template): a report would claim "nothing copied" for text
+        # never compared.
+        state = "a template" if document.template else document.get_status_display().lower()
+        messages.info(request, f"{document.filename} has no report: it is {state}.")
         return redirect("document_detail", document_id=document.id)
     report = selectors.report_get(document=document)
     chosen = _chosen_source(report, request.GET.get("source"))

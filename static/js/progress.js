@@ -1,25 +1,27 @@
-// Follows unfinished documents and reloads the page once one of them finishes: a document's
-// page polls its own status; a collection's page polls the status of all its unfinished rows
-// in one request (GET /api/collections/<id>/progress/?ids=...), not one request per row.
+// Follows unfinished documents and shows their results: a document's page polls its own
+// status; a collection's page polls the status of all its unfinished rows in one request
+// (GET /api/collections/<id>/progress/?ids=...), not one request per row.
 (function () {
   "use strict";
   var FINISHED = { done: true, failed: true };
 
-  // Reload to show the results, unless the page carries warnings or errors the user has not
-  // read yet (e.g. the files a ZIP batch skipped): they are shown once, so a reload would
-  // lose them. Then a link offers the reload instead.
+  // Results are in: reload to show them, unless the page carries messages (what an upload
+  // answered, the files a ZIP batch skipped): they are shown once, so a reload would lose
+  // them. Then a link offers the reload, and returns true: the caller keeps polling.
   function refresh() {
-    var unread = document.querySelector(".messages li.warning, .messages li.error");
-    if (!unread) { window.location.reload(); return; }
-    if (document.getElementById("results-ready")) { return; }
-    var note = document.createElement("p");
-    note.id = "results-ready";
-    note.className = "card";
-    var link = document.createElement("a");
-    link.href = window.location.href;
-    link.textContent = "Results are ready: show them";
-    note.appendChild(link);
-    unread.parentNode.parentNode.insertBefore(note, unread.parentNode.nextSibling);
+    var message = document.querySelector(".messages li");
+    if (!message) { window.location.reload(); return false; }
+    if (!document.getElementById("results-ready")) {
+      var note = document.createElement("p");
+      note.id = "results-ready";
+      note.className = "card";
+      var link = document.createElement("a");
+      link.href = window.location.href;
+      link.textContent = "Results are ready: show them";
+      note.appendChild(link);
+      message.parentNode.parentNode.insertBefore(note, message.parentNode.nextSibling);
+    }
+    return true;
   }
 
   function poll(url, onUpdate) {
@@ -36,6 +38,7 @@
     var label = row.querySelector(".status");
     if (bar) { bar.value = data.progress; }
     if (label) { label.textContent = data.status; }
+    row.dataset.status = data.status;
   }
 
   var single = document.getElementById("document-status");
@@ -55,20 +58,22 @@
     });
     var ids = Object.keys(rows);
     if (ids.length) {
-      poll(table.dataset.progressUrl + "?ids=" + ids.join(","), function (data) {
+      var url = table.dataset.progressUrl + "?ids=" + ids.join(",");
+      poll(url, function (data) {
         var finished = false;
         var seen = {};
+        var pending = 0;
         data.documents.forEach(function (item) {
           var row = rows[item.id];
           if (!row) { return; }
           seen[item.id] = true;
           show(row, item);
-          if (FINISHED[item.status]) { finished = true; }
+          if (FINISHED[item.status]) { finished = true; } else { pending += 1; }
         });
         // A row missing from the answer was deleted meanwhile: the page is out of date too.
         if (ids.some(function (id) { return !seen[id]; })) { finished = true; }
-        if (finished) { refresh(); return false; }
-        return true;
+        if (!finished) { return true; }
+        return refresh() && pending > 0;  // with messages kept: follow the other rows on
       });
     }
   }

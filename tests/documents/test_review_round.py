@@ -76,7 +76,10 @@ def test_an_archive_sees_who_copied_from_it(browser, owner, assignment, archive)
 
     pairs = selectors.collection_pairs(collection=archive)
     assert [(p.document, p.other) for p in pairs] == [(copier.id, source.id)]
-    assert [d.id for d in selectors.copied_by(document=source)] == [copier.id]
+    assert [(m.document_id, m.similarity) for m in selectors.copied_by(document=source)] == [
+        (copier.id, copier.similarity)  # its only source: the share from here is its total
+    ]
+    assert [p.other_collection for p in pairs] == [assignment.name]  # the copier's side
     page = browser.get(f"/documents/{source.id}/")
     assert b'id="copied-by"' in page.content and b"copier.txt" in page.content
 
@@ -183,3 +186,13 @@ def test_a_long_report_shows_the_passages_in_context_and_the_whole_text_on_reque
     assert b'id="q-0"' in page.content and b'id="s-0"' in page.content
     whole = browser.get(f"/documents/{long_copy.id}/report/?source={source.id}&full=1")
     assert b'class="gap"' not in whole.content and b"Line 1 of a long diary" in whole.content
+
+
+def test_wording_in_more_than_50_documents_of_the_scope_is_not_counted_and_the_user_is_told(
+    assignment,
+):
+    for number in range(51):
+        processed(assignment, f"class-{number}.txt", f"Student {number}.\n\n{WATER}".encode())
+    last = processed(assignment, "late.txt", WATER_COPIED.encode())
+    assert last.similarity == 0.0  # every one of its sentences is in 51 other documents
+    assert any("treated as a stock phrase" in warning for warning in last.warnings)

@@ -62,3 +62,30 @@ def test_the_upload_form_and_the_api_mark_templates(browser, api, assignment):
     ]  # fmt: skip
     listed = api.get(f"/api/collections/{assignment.id}/documents/").json()
     assert {d["filename"]: d["template"] for d in listed} == {"prompt.txt": 1, "rubric.txt": 1}
+
+
+def test_a_template_uploaded_later_gets_the_reports_checked_again_without_it(assignment):
+    processed(assignment, "ann.txt", ANN.encode())
+    ben = processed(assignment, "ben.txt", BEN.encode())
+    assert copied_ranges(ben)[0][0] < len(PROMPT)  # the prompt counted, for now
+    template = services.document_upload(
+        collection=assignment, filename="prompt.txt", data=PROMPT.encode(), template=True,
+        enqueue=False,
+    )  # fmt: skip
+    services.document_process(document_id=template.id)
+    queued = Document.objects.filter(collection=assignment, status=Document.Status.QUEUED)
+    assert sorted(queued.values_list("filename", flat=True)) == ["ann.txt", "ben.txt"]
+    for document in queued.order_by("id"):  # what the worker does with the queued tasks
+        services.document_process(document_id=document.id)
+    ben.refresh_from_db()
+    assert all(start >= len(PROMPT) for start, _ in copied_ranges(ben))
+
+
+def test_a_template_has_no_report_page(browser, assignment):
+    template = services.document_upload(
+        collection=assignment, filename="prompt.txt", data=PROMPT.encode(), template=True,
+        enqueue=False,
+    )  # fmt: skip
+    services.document_process(document_id=template.id)
+    response = browser.get(f"/documents/{template.id}/report/", follow=True)
+    assert b"has no report: it is a template" in response.content
