@@ -12,4 +12,11 @@ class CollectionAdmin(admin.ModelAdmin):
 class DocumentAdmin(admin.ModelAdmin):
     list_display = ["filename", "collection", "status", "progress", "similarity", "created_at"]
     list_filter = ["status"]
-    exclude = ["text", "sentence_starts", "sentence_ends"]  # large, and written by the index
+    # Large, and written by the index; `original` is not linked: uploads are never served
+    # from MEDIA_URL (the owner downloads them from the document's page).
+    exclude = ["text", "sentence_starts", "sentence_ends", "original"]
+    readonly_fields = ["original_name"]
+
+    @admin.display(description="original file")
+    def original_name(self, document: Document) -> str:
+        return document.original.name

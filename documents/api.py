@@ -173,6 +173,14 @@ class CollectionDocumentsApi(APIView):
         """The collection's documents, newest first: all of them, or with `limit` (and
         `offset`) one page `{"count", "next", "previous", "results"}`."""
         collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        for name in ("limit", "offset"):
+            value = request.query_params.get(name)
+            if value is not None and not (value.isdigit() and (name == "offset" or int(value))):
+                kind = "positive" if name == "limit" else "whole"
+                return Response(
+                    {name: [f"{name} must be a {kind} number."]},
+                    status=status.HTTP_400_BAD_REQUEST,
+                )
         documents = selectors.document_list(collection=collection)
         pages = DocumentPages()
         page = pages.paginate_queryset(documents, request, view=self)

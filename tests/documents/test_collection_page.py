@@ -96,3 +96,14 @@ def test_the_document_list_api_pages_on_request(api, assignment, five):
     assert body["count"] == 5
     assert [d["id"] for d in body["results"]] == [five[2].id, five[1].id]
     assert "offset=4" in body["next"] and body["previous"]
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [({"limit": "abc"}, "limit"), ({"limit": 0}, "limit"), ({"limit": -1}, "limit"),
+     ({"limit": 2, "offset": "x"}, "offset")],
+)  # fmt: skip
+def test_a_bad_page_size_or_offset_is_a_400(api, assignment, five, query, field):
+    response = api.get(f"/api/collections/{assignment.id}/documents/", query)
+    assert response.status_code == 400
+    assert field in response.json()

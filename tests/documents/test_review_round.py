@@ -196,3 +196,12 @@ def test_wording_in_more_than_50_documents_of_the_scope_is_not_counted_and_the_u
     last = processed(assignment, "late.txt", WATER_COPIED.encode())
     assert last.similarity == 0.0  # every one of its sentences is in 51 other documents
     assert any("treated as a stock phrase" in warning for warning in last.warnings)
+
+
+def test_the_admin_shows_the_original_without_a_media_link(client, django_user_model, assignment):
+    document = upload(assignment, "essay.txt", WATER.encode())
+    admin = django_user_model.objects.create_superuser("root", "root@example.org", "pw-root-1")
+    client.force_login(admin)
+    page = client.get(f"/admin/documents/document/{document.id}/change/")
+    assert page.status_code == 200
+    assert document.original.name.encode() in page.content and b"/media/" not in page.content
