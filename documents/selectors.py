@@ -231,6 +231,22 @@ def report_get(*, document: Document) -> Report:
     return Report(document=document, similarity=document.similarity or 0.0, sources=sources)
 
 
+def identical_uploads(*, document: Document) -> list[Document]:
+    """The owner's other uploads of the very same file (same SHA-256), oldest first: a
+    re-upload shows as 100 % copied, which the document's page explains with these."""
+    return list(
+        Document.objects.filter(
+            checksum=document.checksum,
+            collection__owner_id=document.collection.owner_id,
+            collection__deleting=False,
+        )
+        .exclude(id=document.id)
+        .select_related("collection")
+        .defer("text", "sentence_starts", "sentence_ends")
+        .order_by("id")[:20]
+    )
+
+
 def template_texts(*, collection_id: int) -> dict[int, str]:
     """The collection's templates (text given to every submission) whose text is extracted,
     by id: a template queued again keeps its text, so it is left out meanwhile too."""

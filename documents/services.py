@@ -490,7 +490,7 @@ def _page_read(document: Document) -> _Page:
     site = boilerplate.page_site(data, read.format, document.folder)
     template = boilerplate.site_template(document, site, read.text)
     stripped = boilerplate.strip_template(read.text, template)
-    warnings = list(read.warnings) + _identical_uploads(document)
+    warnings = list(read.warnings)
     if stripped.removed:
         warnings.append(
             f"{len(stripped.removed)} template lines of the site {site} removed "
@@ -499,27 +499,6 @@ def _page_read(document: Document) -> _Page:
     if not stripped.text.strip():
         raise UnreadableFile(f"{document.filename}: the page holds only its site's template.")
     return _Page(stripped.text, tuple(warnings), site, stripped.removed, template)
-
-
-def _identical_uploads(document: Document) -> list[str]:
-    """A warning per other upload of the same file (same SHA-256) by the same owner: the
-    report will show it as 100 % copied, which is a re-upload more often than copying."""
-    earlier = (
-        Document.objects.filter(
-            checksum=document.checksum,
-            collection__owner_id=document.collection.owner_id,
-            collection__deleting=False,
-        )
-        .exclude(id=document.id)
-        .select_related("collection")
-        .order_by("id")[:3]
-    )
-    return [
-        f"The same file (identical SHA-256) is also uploaded as "
-        f"{other.folder + '/' if other.folder else ''}{other.filename} in "
-        f"{other.collection.name!r}: a re-upload shows as 100 % copied."
-        for other in earlier
-    ]
 
 
 def _index_replace(

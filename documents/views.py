@@ -233,7 +233,11 @@ def collection_archives(request: HttpRequest, collection_id: int) -> HttpRespons
 @login_required
 def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
-    context = {"document": document, "copied_by": selectors.copied_by(document=document)}
+    context = {
+        "document": document,
+        "copied_by": selectors.copied_by(document=document),
+        "identical": selectors.identical_uploads(document=document),
+    }
     return render(request, "documents/document_detail.html", context)
 
 

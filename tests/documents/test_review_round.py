@@ -61,12 +61,15 @@ def test_reports_name_sources_with_their_folder(assignment):
     assert titles == ["class1/ann/essay.txt"]
 
 
-def test_a_reupload_of_the_same_file_is_flagged(assignment, owner):
+def test_a_reupload_of_the_same_file_is_flagged_on_both_documents(browser, assignment, owner):
     first = processed(assignment, "essay.txt", WATER.encode())
     other = services.collection_create(owner=owner, name="Essay 2")
     again = processed(other, "essay-again.txt", WATER.encode())
-    assert any("identical SHA-256" in w and "essay.txt" in w for w in again.warnings)
-    assert not any("identical" in w for w in first.warnings)  # it was alone when processed
+    for document, twin in ((first, b"essay-again.txt"), (again, b"essay.txt")):
+        page = browser.get(f"/documents/{document.id}/")
+        assert b'id="identical"' in page.content and twin in page.content
+    services.document_delete(document=first)
+    assert b'id="identical"' not in browser.get(f"/documents/{again.id}/").content
 
 
 def test_an_archive_sees_who_copied_from_it(browser, owner, assignment, archive):
