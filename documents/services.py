@@ -261,6 +261,22 @@ def document_recheck(*, document: Document) -> None:
         document_enqueue(document=document)
 
 
+def document_template_set(*, document: Document, template: bool) -> None:
+    """Mark a document as a template (text every submission was given) or not any more. A
+    new template is processed again, which then re-checks the collection without its text;
+    a former template's collection is re-checked with it (the document included)."""
+    if document.template == template:
+        return
+    Document.objects.filter(id=document.id).update(template=template)
+    document.template = template
+    if template:
+        document_recheck(document=document)
+    else:
+        documents_reanalyze(
+            documents=Document.objects.filter(collection_id=document.collection_id, template=False)
+        )
+
+
 def document_delete(*, document: Document) -> None:
     """Remove a document with its postings, and refresh the similarity of documents it fed."""
     with transaction.atomic():

@@ -44,4 +44,9 @@ urlpatterns = [
     ),
     path("documents/<int:document_id>/recheck/", views.document_recheck, name="document_recheck"),
     path("documents/<int:document_id>/delete/", views.document_delete, name="document_delete"),
+    path(
+        "documents/<int:document_id>/template/",
+        views.document_template,
+        name="document_template",
+    ),
 ]

@@ -263,6 +263,20 @@ def document_recheck(request: HttpRequest, document_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+def document_template(request: HttpRequest, document_id: int) -> HttpResponse:
+    document = selectors.document_get(user=request.user, document_id=document_id)
+    template = request.POST.get("template") == "1"
+    services.document_template_set(document=document, template=template)
+    if template:
+        note = "is now a template: the collection is checked again without its text."
+    else:
+        note = "is no longer a template: the collection is checked again with its text."
+    messages.success(request, f"{document.filename} {note}")
+    return redirect("document_detail", document_id=document.id)
+
+
+@login_required
+@require_POST
 def document_delete(request: HttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
     collection_id, filename = document.collection_id, document.filename

@@ -89,3 +89,21 @@ def test_a_template_has_no_report_page(browser, assignment):
     services.document_process(document_id=template.id)
     response = browser.get(f"/documents/{template.id}/report/", follow=True)
     assert b"has no report: it is a template" in response.content
+
+
+def test_a_document_marked_as_template_later_leaves_the_reports(browser, assignment):
+    prompt = processed(assignment, "prompt.txt", PROMPT.encode())  # uploaded as a submission
+    processed(assignment, "ann.txt", ANN.encode())
+    ben = processed(assignment, "ben.txt", BEN.encode())
+    assert prompt.id in {s.document for s in selectors.report_get(document=ben).sources}
+
+    response = browser.post(f"/documents/{prompt.id}/template/", {"template": "1"}, follow=True)
+    assert b"is now a template" in response.content
+    services.document_process(document_id=prompt.id)  # the queued run, as the worker would
+    for document in Document.objects.filter(status=Document.Status.QUEUED).order_by("id"):
+        services.document_process(document_id=document.id)
+    assert prompt.id not in {s.document for s in selectors.report_get(document=ben).sources}
+    assert all(start >= len(PROMPT) for start, _ in copied_ranges(ben))
+
+    browser.post(f"/documents/{prompt.id}/template/", {"template": "0"})
+    assert set(Document.objects.values_list("status", flat=True)) == {Document.Status.QUEUED}
