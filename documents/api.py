@@ -22,6 +22,7 @@ from documents.serializers import (
     DocumentCreatedSerializer,
     DocumentStatusSerializer,
     DocumentSummarySerializer,
+    DocumentTemplateSerializer,
     DocumentUploadSerializer,
     PairSerializer,
     ReportSerializer,
@@ -226,6 +227,34 @@ class DocumentStatusApi(APIView):
     def get(self, request: Request, document_id: int) -> Response:
         document = selectors.document_get(user=request.user, document_id=document_id)
         return Response(DocumentStatusSerializer(document).data)
+
+    @extend_schema(request=DocumentTemplateSerializer, responses=DocumentStatusSerializer)
+    def patch(self, request: Request, document_id: int) -> Response:
+        """`{"template": true|false}`: mark the document as a template (text every submission
+        was given) or not; the collection is checked again either way."""
+        document = selectors.document_get(user=request.user, document_id=document_id)
+        data = DocumentTemplateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.document_template_set(document=document, template=data.validated_data["template"])
+        document.refresh_from_db()
+        return Response(DocumentStatusSerializer(document).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request: Request, document_id: int) -> Response:
+        """Delete the document with its postings and results."""
+        document = selectors.document_get(user=request.user, document_id=document_id)
+        services.document_delete(document=document)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class DocumentRecheckApi(APIView):
+    @extend_schema(request=None, responses={202: DocumentStatusSerializer})
+    def post(self, request: Request, document_id: int) -> Response:
+        """Check the document again (e.g. after the archive selection changed)."""
+        document = selectors.document_get(user=request.user, document_id=document_id)
+        services.document_recheck(document=document)
+        document.refresh_from_db()
+        return Response(DocumentStatusSerializer(document).data, status=status.HTTP_202_ACCEPTED)
 
 
 class DocumentReportApi(APIView):

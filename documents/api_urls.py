@@ -31,6 +31,11 @@ urlpatterns = [
     ),
     path("documents/<int:document_id>/", api.DocumentStatusApi.as_view(), name="api_document"),
     path(
+        "documents/<int:document_id>/recheck/",
+        api.DocumentRecheckApi.as_view(),
+        name="api_document_recheck",
+    ),
+    path(
         "documents/<int:document_id>/report/",
         api.DocumentReportApi.as_view(),
         name="api_document_report",

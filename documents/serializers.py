@@ -36,8 +36,13 @@ class DocumentUploadSerializer(serializers.Serializer):
     )
 
 
+class DocumentTemplateSerializer(serializers.Serializer):
+    template = serializers.BooleanField()
+
+
 class DocumentStatusSerializer(serializers.Serializer):
     id = serializers.IntegerField()
+    template = serializers.BooleanField()
     status = serializers.CharField()
     progress = serializers.IntegerField()
     error = serializers.CharField()

@@ -208,3 +208,20 @@ def test_the_admin_shows_the_original_without_a_media_link(client, django_user_m
     page = client.get(f"/admin/documents/document/{document.id}/change/")
     assert page.status_code == 200
     assert document.original.name.encode() in page.content and b"/media/" not in page.content
+
+
+def test_the_api_rechecks_marks_and_deletes_a_document(api, stranger, assignment):
+    document = processed(assignment, "essay.txt", WATER.encode())
+    url = f"/api/documents/{document.id}/"
+
+    rechecked = api.post(url + "recheck/")
+    assert rechecked.status_code == 202 and rechecked.json()["status"] == "queued"
+    marked = api.patch(url, {"template": True}, format="json")
+    assert marked.status_code == 200 and marked.json()["template"] is True
+    assert api.patch(url, {"template": "maybe"}, format="json").status_code == 400
+
+    api.force_authenticate(stranger)
+    assert api.delete(url).status_code == 404
+    api.force_authenticate(assignment.owner)
+    assert api.delete(url).status_code == 204
+    assert not Document.objects.filter(id=document.id).exists()
