@@ -225,3 +225,10 @@ def test_the_api_rechecks_marks_and_deletes_a_document(api, stranger, assignment
     api.force_authenticate(assignment.owner)
     assert api.delete(url).status_code == 204
     assert not Document.objects.filter(id=document.id).exists()
+
+
+def test_a_queued_document_can_be_deleted_from_its_page(browser, assignment):
+    document = upload(assignment, "essay.txt", WATER.encode())  # queued, never processed
+    page = browser.get(f"/documents/{document.id}/").content
+    assert f'action="/documents/{document.id}/delete/"'.encode() in page
+    assert b"Check again" not in page
