@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -160,6 +162,10 @@ class CollectionProgressApi(APIView):
         )
 
 
+# Page size and offset: ASCII digits only (str.isdigit accepts '²', which int() refuses).
+_NUMBER = re.compile(r"[0-9]{1,9}")
+
+
 class CollectionDocumentsApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
@@ -176,7 +182,8 @@ class CollectionDocumentsApi(APIView):
         collection = selectors.collection_get(user=request.user, collection_id=collection_id)
         for name in ("limit", "offset"):
             value = request.query_params.get(name)
-            if value is not None and not (value.isdigit() and (name == "offset" or int(value))):
+            valid = value is None or (_NUMBER.fullmatch(value) and (name == "offset" or int(value)))
+            if not valid:
                 kind = "positive" if name == "limit" else "whole"
                 return Response(
                     {name: [f"{name} must be a {kind} number."]},

@@ -279,17 +279,20 @@ class PostgresSentenceIndex:
     def document_count(self) -> int:
         """Indexed documents of this model version in the index's scope: the population
         whose share `max_df` is (a scoped index counts document frequencies within it)."""
-        if self._requested_scope is not None:
-            return len(self._requested_scope)
-        if self._collections is not None:
-            with connections[self.using].cursor() as cursor:
-                cursor.execute(
-                    "SELECT count(*) FROM documents_document WHERE indexed"
-                    " AND model_version = %s AND collection_id = ANY(%s::bigint[])",
-                    [self.model_version, self._collections],
-                )
-                return int(cursor.fetchone()[0])
-        return self._count()
+        if self._requested_scope is None and self._collections is None:
+            return self._count()
+        column, scope = (
+            ("id", self._requested_scope.tolist())
+            if self._requested_scope is not None
+            else ("collection_id", self._collections)
+        )
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM documents_document WHERE indexed"
+                f" AND model_version = %s AND {column} = ANY(%s::bigint[])",
+                [self.model_version, scope],
+            )
+            return int(cursor.fetchone()[0])
 
     def _count(self) -> int:
         """Indexed documents of this model version, all users (what the df table counts)."""

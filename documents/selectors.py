@@ -144,13 +144,15 @@ class PairView:
     other: int
     other_title: str
     other_collection: str
-    share: float  # of the document's text found in the other
-    other_share: float | None  # of the other's text found in the document (peers only)
+    # Of the document's text found in the other; None for an archive document copied by
+    # another collection's document (only the copier's share is measured).
+    share: float | None
+    other_share: float | None  # of the other's text found in the document (when measured)
     passages: int
 
     @property
     def strongest(self) -> float:
-        return max(self.share, self.other_share or 0.0)
+        return max(self.share or 0.0, self.other_share or 0.0)
 
 
 def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[PairView]:
@@ -181,26 +183,29 @@ def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[Pa
         back = shares.get((other, document))
         if back is not None and (back, other) > (row["similarity"], document):
             continue  # listed from the other side, where its larger share is
-        pair = PairView(
-            document=document,
-            title=_path(row["document__folder"], row["document__filename"]),
-            other=other,
-            other_title=_path(row["source__folder"], row["source__filename"]),
-            # The collection of the side that is not this one (an archive's pairs name the
-            # copier's collection); this one's name when both documents are in it.
-            other_collection=(
-                row["document__collection__name"]
-                if row["document__collection_id"] != collection.id
-                else row["source__collection__name"]
-            ),
-            share=row["similarity"],
-            other_share=back,
-            passages=row["passage_count"],
-        )
+        pair = _pair(row, back, copier_outside=row["document__collection_id"] != collection.id)
         if pair.strongest >= minimum:
             pairs.append(pair)
     pairs.sort(key=lambda p: (-p.strongest, -(p.other_share or 0.0), p.document, p.other))
     return pairs
+
+
+def _pair(row: dict, back: float | None, *, copier_outside: bool) -> PairView:
+    """A match row as a pair whose `document` is in the collection: an archive's document
+    copied by another collection's document comes first, the copier second."""
+    copier = (row["document_id"], _path(row["document__folder"], row["document__filename"]))
+    source = (row["source_id"], _path(row["source__folder"], row["source__filename"]))
+    if copier_outside:
+        return PairView(
+            document=source[0], title=source[1], other=copier[0], other_title=copier[1],
+            other_collection=row["document__collection__name"], share=back,
+            other_share=row["similarity"], passages=row["passage_count"],
+        )  # fmt: skip
+    return PairView(
+        document=copier[0], title=copier[1], other=source[0], other_title=source[1],
+        other_collection=row["source__collection__name"], share=row["similarity"],
+        other_share=back, passages=row["passage_count"],
+    )  # fmt: skip
 
 
 def _path(folder: str, filename: str) -> str:

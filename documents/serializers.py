@@ -91,7 +91,11 @@ class PairSerializer(serializers.Serializer):
     other = serializers.IntegerField(help_text="another submission, or an archive document")
     other_title = serializers.CharField()
     other_collection = serializers.CharField()
-    share = serializers.FloatField(help_text="share of the document's text found in the other")
+    share = serializers.FloatField(
+        allow_null=True,
+        help_text="share of the document's text found in the other (null for an archive "
+        "document copied by another collection's document)",
+    )
     other_share = serializers.FloatField(
         allow_null=True, help_text="share of the other's text (null for archive documents)"
     )

@@ -273,7 +273,8 @@ def document_template_set(*, document: Document, template: bool) -> None:
         document_recheck(document=document)
     else:
         documents_reanalyze(
-            documents=Document.objects.filter(collection_id=document.collection_id, template=False)
+            documents=Document.objects.filter(collection_id=document.collection_id, template=False),
+            collection_id=document.collection_id,
         )
 
 
@@ -335,7 +336,23 @@ def _files_delete(files: Sequence[tuple[Storage, str]]) -> None:
             storage.delete(name)
 
 
-def documents_reanalyze(*, documents: QuerySet[Document]) -> int:
+def _recheck_after_template(collection_id: int) -> None:
+    """The collection's reports made without this template's text are out of date: queue
+    the finished documents again, and the ones being processed right now once more too (they
+    may have read the templates before this one's text was committed; a second run of the
+    pipeline is harmless). Never fails the template itself: a failure here is logged."""
+    others = Document.objects.filter(collection_id=collection_id, template=False)
+    try:
+        documents_reanalyze(documents=others, collection_id=collection_id)
+        running = list(
+            others.filter(status=Document.Status.PROCESSING).values_list("id", flat=True)
+        )
+        _enqueue_ids(running)
+    except Exception:  # noqa: BLE001 - the template itself was processed fine
+        logger.exception("re-checking collection %s after a template failed", collection_id)
+
+
+def documents_reanalyze(*, documents: QuerySet[Document], collection_id: int | None = None) -> int:
     """Queue processed documents for the whole pipeline again (e.g. the stale ones after an
     upgrade changed the feature model, `selectors.documents_stale`); returns how many.
 
@@ -344,11 +361,16 @@ def documents_reanalyze(*, documents: QuerySet[Document]) -> int:
     directions, so the reports are complete again once all of them are done.
     """
     with transaction.atomic():
+        if collection_id is not None:
+            # Workers storing matches hold this lock while they update rows of the
+            # collection in no particular order: taking it first rules out a deadlock.
+            _lock_collection(collection_id)
         # Locked, so a concurrent call waits and then finds these rows queued (PostgreSQL
-        # re-checks the status of a row it waited for): no document is queued twice.
+        # re-checks the status of a row it waited for): no document is queued twice. NO KEY:
+        # inserting a Match (its foreign keys take KEY SHARE) is not blocked by it.
         ids = list(
             documents.filter(status__in=[Document.Status.DONE, Document.Status.FAILED])
-            .select_for_update(of=("self",))
+            .select_for_update(of=("self",), no_key=True)
             .order_by("id")
             .values_list("id", flat=True)
         )
@@ -434,13 +456,7 @@ def _process(document: Document) -> None:
     _matches_replace(document, passages, analysis.model_version)
     _progress(document.id, 100, status=Document.Status.DONE)
     if document.template:
-        # The collection's reports made without this template are out of date: check its
-        # other documents again now that the template's text is known.
-        documents_reanalyze(
-            documents=Document.objects.filter(
-                collection_id=document.collection_id, template=False
-            )
-        )
+        _recheck_after_template(document.collection_id)
     dedup_assign_enqueue(document_id=document.id)
     for stale in boilerplate.stale_pages(document, page.site, page.template):
         document_recheck(document=stale)
@@ -550,6 +566,10 @@ def _matches_replace(document: Document, passages: Sequence[Passage], model_vers
     with transaction.atomic():
         _lock_collection(document.collection_id)
         _lock_document(document.id)
+        # A source deleted since the check (e.g. its archive is being purged) is dropped here:
+        # a match pointing at it would break the foreign key and fail this document.
+        alive = set(Document.objects.filter(id__in=list(by_source)).values_list("id", flat=True))
+        by_source = defaultdict(list, {k: v for k, v in by_source.items() if k in alive})
         peers = dict(
             Document.objects.filter(
                 collection_id=document.collection_id, id__in=list(by_source)

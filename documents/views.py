@@ -137,7 +137,7 @@ def _pairs_csv(
         report = reverse("document_report", args=[pair.document])
         writer.writerow(
             [_cell(pair.title), _cell(pair.other_title), _cell(pair.other_collection),
-             f"{pair.share * 100:.1f}",
+             "" if pair.share is None else f"{pair.share * 100:.1f}",
              "" if pair.other_share is None else f"{pair.other_share * 100:.1f}", pair.passages,
              request.build_absolute_uri(f"{report}?source={pair.other}")]
         )  # fmt: skip
@@ -163,7 +163,9 @@ def collection_reanalyze(request: HttpRequest, collection_id: int) -> HttpRespon
         chosen = selectors.documents_stale(
             collections=selectors.collection_scope(collection=collection)
         )
-    queued = services.documents_reanalyze(documents=chosen)
+    queued = services.documents_reanalyze(
+        documents=chosen, collection_id=collection.id if request.POST.get("all") else None
+    )
     messages.success(request, f"{queued} document(s) queued for analysis again.")
     return redirect("collection_detail", collection_id=collection.id)
 

@@ -101,6 +101,7 @@ def test_the_document_list_api_pages_on_request(api, assignment, five):
 @pytest.mark.parametrize(
     ("query", "field"),
     [({"limit": "abc"}, "limit"), ({"limit": 0}, "limit"), ({"limit": -1}, "limit"),
+     ({"limit": "²"}, "limit"),
      ({"limit": 2, "offset": "x"}, "offset")],
 )  # fmt: skip
 def test_a_bad_page_size_or_offset_is_a_400(api, assignment, five, query, field):

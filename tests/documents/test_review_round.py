@@ -78,7 +78,8 @@ def test_an_archive_sees_who_copied_from_it(browser, owner, assignment, archive)
     assert copier.similarity > 0.5
 
     pairs = selectors.collection_pairs(collection=archive)
-    assert [(p.document, p.other) for p in pairs] == [(copier.id, source.id)]
+    assert [(p.document, p.other) for p in pairs] == [(source.id, copier.id)]  # archive's first
+    assert (pairs[0].share, pairs[0].other_share) == (None, copier.similarity)
     assert [(m.document_id, m.similarity) for m in selectors.copied_by(document=source)] == [
         (copier.id, copier.similarity)  # its only source: the share from here is its total
     ]

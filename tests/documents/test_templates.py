@@ -107,3 +107,36 @@ def test_a_document_marked_as_template_later_leaves_the_reports(browser, assignm
 
     browser.post(f"/documents/{prompt.id}/template/", {"template": "0"})
     assert set(Document.objects.values_list("status", flat=True)) == {Document.Status.QUEUED}
+
+
+def test_a_document_processing_while_a_template_is_read_is_queued_again(
+    assignment, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Two workers: ben reads the (still empty) templates, then the template finishes before
+    ben stores its matches. Ben must be queued again, or its report keeps the prompt."""
+    from documents import tasks as document_tasks
+    from tests.documents.factories import upload
+
+    queued: list[int] = []
+    monkeypatch.setattr(document_tasks.document_process_task, "delay", queued.append)
+    processed(assignment, "ann.txt", ANN.encode())
+    ben = upload(assignment, "ben.txt", BEN.encode())
+    template = services.document_upload(
+        collection=assignment, filename="prompt.txt", data=PROMPT.encode(), template=True,
+        enqueue=False,
+    )  # fmt: skip
+    detect = services._detect
+
+    def template_finishes_meanwhile(document, text, analysis):
+        found = detect(document, text, analysis)
+        if document.id == ben.id and template.id not in queued:
+            queued.append(template.id)  # only once
+            with django_capture_on_commit_callbacks(execute=True):
+                services.document_process(document_id=template.id)
+        return found
+
+    monkeypatch.setattr(services, "_detect", template_finishes_meanwhile)
+    queued.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.document_process(document_id=ben.id)
+    assert ben.id in queued  # checked again, now with the template's text
