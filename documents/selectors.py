@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -249,6 +250,15 @@ def identical_uploads(*, document: Document) -> list[Document]:
         .select_related("collection")
         .defer("text", "sentence_starts", "sentence_ends")
         .order_by("id")[:20]
+    )
+
+
+def template_ids(*, collections: Sequence[int]) -> set[int]:
+    """The templates among the documents of these collections."""
+    return set(
+        Document.objects.filter(collection_id__in=list(collections), template=True).values_list(
+            "id", flat=True
+        )
     )
 
 

@@ -474,9 +474,9 @@ def _detect(
     templates = selectors.template_texts(collection_id=document.collection_id)
     given = {f for t in templates.values() for s in analyze(t).sentences for f in s.features}
     query = _without_features(analysis, given) if given else analysis
-    passages = detect_refined(
-        text, query, recorder, SourceTexts(recorder), exclude={document.id, *templates}
-    )
+    # No template is ever a source: the collection's own (left out above) nor an archive's.
+    excluded = {document.id, *templates, *selectors.template_ids(collections=scope)}
+    passages = detect_refined(text, query, recorder, SourceTexts(recorder), exclude=excluded)
     return passages, _common_note(query, scoped.too_common)
 
 

@@ -131,6 +131,9 @@ pg_make_durable() {
     pg_write_conf
     as_pg "$PGBIN/pg_ctl" reload -D "$PGDATA" >/dev/null ||
         die "could not reload PostgreSQL, see $LOGDIR/postgres.log"
+    # What was written without fsync may still sit in the OS cache: flush it now, as
+    # PostgreSQL's documentation advises when fsync is turned back on.
+    sync
 }
 
 pg_start() {

@@ -140,3 +140,14 @@ def test_a_document_processing_while_a_template_is_read_is_queued_again(
     with django_capture_on_commit_callbacks(execute=True):
         services.document_process(document_id=ben.id)
     assert ben.id in queued  # checked again, now with the template's text
+
+
+def test_a_template_in_an_archive_is_never_a_source(owner, assignment):
+    archive = services.collection_create(owner=owner, name="Handouts", kind="archive")
+    handout = services.document_upload(
+        collection=archive, filename="handout.txt", data=WATER.encode(), template=True,
+        enqueue=False,
+    )  # fmt: skip
+    services.document_process(document_id=handout.id)
+    essay = processed(assignment, "essay.txt", BEN.encode())
+    assert handout.id not in {s.document for s in selectors.report_get(document=essay).sources}
