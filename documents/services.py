@@ -203,12 +203,12 @@ def document_upload_batch(
             _collection_open(collection)
             for member in iter_archive(filename, data):
                 if not isinstance(member, ArchiveMember):
-                    skipped.append((member.path, member.reason))
+                    skipped.append((member.path, _reason(member.reason)))
                     continue
                 try:
                     documents.append(_member_upload(collection, member, template))
                 except UploadError as error:
-                    skipped.append((member.path, str(error)))
+                    skipped.append((member.path, _reason(str(error), member.path)))
     except ExtractionError as error:
         raise UploadError(f"{filename}: {error}") from error
     if not documents and not skipped:
@@ -218,6 +218,18 @@ def document_upload_batch(
         more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
         raise UploadError(f"{filename} holds no document that can be checked: {reasons}{more}.")
     return BatchUpload(tuple(documents), tuple(skipped))
+
+
+def _reason(text: str, path: str = "") -> str:
+    """Why a ZIP member was skipped, without what the listing already says (its name, and
+    that it was skipped): "empty.txt is empty." -> "empty"; "not a document (.exe): skipped"
+    -> "not a document (.exe)"."""
+    text = text.removesuffix(": skipped")
+    name = posixpath.basename(path)
+    if name and text.startswith(name + " "):
+        text = text[len(name) + 1 :]
+        text = text.removeprefix("is ").rstrip(".")
+    return text
 
 
 def _collection_open(collection: Collection) -> None:

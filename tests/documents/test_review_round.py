@@ -233,3 +233,18 @@ def test_a_queued_document_can_be_deleted_from_its_page(browser, assignment):
     page = browser.get(f"/documents/{document.id}/").content
     assert f'action="/documents/{document.id}/delete/"'.encode() in page
     assert b"Check again" not in page
+
+
+def test_skipped_zip_members_say_why_once(assignment):
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("essay.txt", WATER)
+        archive.writestr("empty.txt", "")
+        archive.writestr("tool.exe", b"MZ" + bytes(40))
+    batch = services.document_upload_batch(
+        collection=assignment, filename="class.zip", data=buffer.getvalue()
+    )
+    assert dict(batch.skipped) == {"empty.txt": "empty", "tool.exe": "not a document (.exe)"}
