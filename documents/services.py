@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import posixpath
@@ -484,7 +485,7 @@ def _detect(
     scoped = PostgresSentenceIndex(model_version=analysis.model_version, collections=scope)
     recorder = SpanRecorder(scoped)
     templates = selectors.template_texts(collection_id=document.collection_id)
-    given = {f for t in templates.values() for s in analyze(t).sentences for f in s.features}
+    given = set().union(*(_template_features(text) for text in templates.values()))
     query = _without_features(analysis, given) if given else analysis
     # No template is ever a source: the collection's own (left out above) nor an archive's.
     excluded = {document.id, *templates, *selectors.template_ids(collections=scope)}
@@ -506,6 +507,13 @@ def _common_note(analysis: DocumentAnalysis, too_common: np.ndarray) -> list[str
         "stock phrase and not counted as copied. If it was given to every student, upload it "
         "as a template."
     ]
+
+
+@functools.lru_cache(maxsize=64)
+def _template_features(text: str) -> frozenset[int]:
+    """The features of a template's text, analysed once per worker process (every document
+    of its collection needs them; a long template took its analysis time per document)."""
+    return frozenset(f for s in analyze(text).sentences for f in s.features)
 
 
 def _without_features(analysis: DocumentAnalysis, given: set[int]) -> DocumentAnalysis:
