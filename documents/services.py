@@ -285,10 +285,16 @@ def document_template_set(*, document: Document, template: bool) -> None:
     if template:
         document_recheck(document=document)
     else:
-        documents_reanalyze(
-            documents=Document.objects.filter(collection_id=document.collection_id, template=False),
-            collection_id=document.collection_id,
-        )
+        collection_recheck(collection_id=document.collection_id)
+
+
+def collection_recheck(*, collection_id: int) -> int:
+    """Queue every finished document of the collection that is checked (not its templates:
+    their text is all they need) for the pipeline again; returns how many."""
+    return documents_reanalyze(
+        documents=Document.objects.filter(collection_id=collection_id, template=False),
+        collection_id=collection_id,
+    )
 
 
 def document_delete(*, document: Document) -> None:
@@ -354,13 +360,12 @@ def _recheck_after_template(collection_id: int) -> None:
     the finished documents again, and the ones being processed right now once more too (they
     may have read the templates before this one's text was committed; a second run of the
     pipeline is harmless). Never fails the template itself: a failure here is logged."""
-    others = Document.objects.filter(collection_id=collection_id, template=False)
     try:
-        documents_reanalyze(documents=others, collection_id=collection_id)
-        running = list(
-            others.filter(status=Document.Status.PROCESSING).values_list("id", flat=True)
+        collection_recheck(collection_id=collection_id)
+        running = Document.objects.filter(
+            collection_id=collection_id, template=False, status=Document.Status.PROCESSING
         )
-        _enqueue_ids(running)
+        _enqueue_ids(list(running.values_list("id", flat=True)))
     except Exception:  # noqa: BLE001 - the template itself was processed fine
         logger.exception("re-checking collection %s after a template failed", collection_id)
 
@@ -487,8 +492,8 @@ def _detect(
     templates = selectors.template_texts(collection_id=document.collection_id)
     given = set().union(*(_template_features(text) for text in templates.values()))
     query = _without_features(analysis, given) if given else analysis
-    # No template is ever a source: the collection's own (left out above) nor an archive's.
-    excluded = {document.id, *templates, *selectors.template_ids(collections=scope)}
+    # No template in the scope is ever a source: the collection's own nor an archive's.
+    excluded = {document.id, *selectors.template_ids(collections=scope)}
     passages = detect_refined(text, query, recorder, SourceTexts(recorder), exclude=excluded)
     return passages, _common_note(query, scoped.too_common)
 

@@ -157,15 +157,13 @@ def collection_reanalyze(request: HttpRequest, collection_id: int) -> HttpRespon
     with `all`, every finished document of the collection (e.g. after the archive selection
     changed, to bring every report up to date)."""
     collection = selectors.collection_get(user=request.user, collection_id=collection_id)
-    if request.POST.get("all"):  # templates are not checked: their text is all they need
-        chosen = selectors.document_list(collection=collection).filter(template=False)
+    if request.POST.get("all"):
+        queued = services.collection_recheck(collection_id=collection.id)
     else:
-        chosen = selectors.documents_stale(
+        stale = selectors.documents_stale(
             collections=selectors.collection_scope(collection=collection)
         )
-    queued = services.documents_reanalyze(
-        documents=chosen, collection_id=collection.id if request.POST.get("all") else None
-    )
+        queued = services.documents_reanalyze(documents=stale)
     messages.success(request, f"{queued} document(s) queued for analysis again.")
     return redirect("collection_detail", collection_id=collection.id)
 
