@@ -61,9 +61,7 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
     ingest_figures = _ingest(recombiner, options, alias, collection_id, ingest_ids, say)
     queries = _queries(recombiner, options.queries)
     # The archive documents each worst-case query copies from (archive positions).
-    truth = [
-        recombiner.query_sources(q, target_chars=QUERY_CHARS) for q in range(options.queries)
-    ]
+    truth = [recombiner.query_sources(q, target_chars=QUERY_CHARS) for q in range(options.queries)]
     typical = [
         recombiner.typical_query(q, target_chars=QUERY_CHARS).analysis
         for q in range(options.queries)
@@ -75,7 +73,13 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
     gc.collect()
     gc.freeze()
     curve, load = _grow(
-        recombiner, options, alias, collection_id, len(ingest_ids), (queries, typical), say,
+        recombiner,
+        options,
+        alias,
+        collection_id,
+        len(ingest_ids),
+        (queries, typical),
+        say,
         truth,
     )
     say(f"all-pairs inside a batch of {options.batch_pairs} documents")

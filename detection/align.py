@@ -38,7 +38,13 @@ from detection.model import Passage, SentenceRecord
 from detection.scoring import SentencePair
 
 __all__ = [
-    "Alignment", "Border", "Cluster", "cluster_pairs", "split_at_source_gaps", "align", "follows",
+    "Alignment",
+    "Border",
+    "Cluster",
+    "cluster_pairs",
+    "split_at_source_gaps",
+    "align",
+    "follows",
 ]
 
 Span = tuple[int, int]
@@ -226,8 +232,10 @@ def _merge_overlapping(alignments: list[Alignment]) -> list[Alignment]:
         if merged:
             last = merged[-1].passage
             p = item.passage
-            if p.start < last.end and p.source_start < last.source_end and (
-                p.source_end > last.source_start
+            if (
+                p.start < last.end
+                and p.source_start < last.source_end
+                and (p.source_end > last.source_start)
             ):
                 merged[-1] = _merged(merged[-1], item)
                 continue
@@ -256,8 +264,10 @@ def follows(first: Passage, second: Passage, join_chars: int) -> bool:
     if gap <= join_chars and -join_chars <= source_gap <= join_chars:
         return True
     widest = max(gap, source_gap)
-    return 0 <= min(gap, source_gap) and widest <= 4 * join_chars and (
-        abs(gap - source_gap) <= 0.1 * widest + 10
+    return (
+        0 <= min(gap, source_gap)
+        and widest <= 4 * join_chars
+        and (abs(gap - source_gap) <= 0.1 * widest + 10)
     )
 
 

@@ -55,8 +55,12 @@ def _compare(arguments: argparse.Namespace) -> int:
 
 def _pan(arguments: argparse.Namespace) -> int:
     run = run_pan(
-        Path(arguments.pairs), Path(arguments.src_dir), Path(arguments.susp_dir),
-        Path(arguments.out_dir), DEFAULT_CONFIG, refine=not arguments.sentence_borders,
+        Path(arguments.pairs),
+        Path(arguments.src_dir),
+        Path(arguments.susp_dir),
+        Path(arguments.out_dir),
+        DEFAULT_CONFIG,
+        refine=not arguments.sentence_borders,
     )
     print(f"{run.pairs} pairs, {run.documents} documents written to {arguments.out_dir}")
     return 0
@@ -96,7 +100,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     for name in ("pairs", "src_dir", "susp_dir", "out_dir"):
         command.add_argument(name)
     command.add_argument(
-        "--sentence-borders", action="store_true",
+        "--sentence-borders",
+        action="store_true",
         help="skip word-level border refinement (what detect() alone returns)",
     )
     command.set_defaults(handler=_pan)

@@ -167,9 +167,7 @@ def _longest_per_region(passages: Sequence[Passage], min_chars: int) -> list[Pas
     for p in ranked:
         if p.end - p.start < min_chars or p.source_end - p.source_start < min_chars:
             continue
-        if all(
-            k.source != p.source or p.end <= k.start or k.end <= p.start for k in kept
-        ):
+        if all(k.source != p.source or p.end <= k.start or k.end <= p.start for k in kept):
             kept.append(p)
     return sorted(kept, key=lambda p: (p.start, p.end, p.source, p.source_start))
 

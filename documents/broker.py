@@ -27,9 +27,7 @@ UNACKED = "unacked"  # kombu.transport.redis.Channel.unacked_key
 _PRIORITY_SEPARATOR = "\x06\x16"
 
 
-def waiting_document_ids(
-    queue: str | None = None, unacked_key: str = UNACKED
-) -> set[int] | None:
+def waiting_document_ids(queue: str | None = None, unacked_key: str = UNACKED) -> set[int] | None:
     """Ids of the documents with a `documents.process` message in `queue` (default: the
     documents queue) or delivered and not acknowledged; None when the broker cannot be read
     or holds a message this module does not understand (then the caller assumes nothing)."""

@@ -78,8 +78,9 @@ def _shortened(piece: str, context: int, first: bool, last: bool) -> str:
     left_out = len(piece) - head - tail
     return (
         escape(piece[:head])
-        + format_html('<span class="gap">[… {} characters without copied text …]</span>',
-                      f"{left_out:,}")  # fmt: skip
+        + format_html(
+            '<span class="gap">[… {} characters without copied text …]</span>', f"{left_out:,}"
+        )  # fmt: skip
         + escape(piece[len(piece) - tail :])
     )
 

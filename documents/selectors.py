@@ -54,9 +54,7 @@ def collection_get(*, user: AbstractBaseUser, collection_id: int) -> Collection:
 
 
 def archive_list(*, user: AbstractBaseUser, exclude: Collection | None = None) -> QuerySet:
-    archives = Collection.objects.filter(
-        owner=user, kind=Collection.Kind.ARCHIVE, deleting=False
-    )
+    archives = Collection.objects.filter(owner=user, kind=Collection.Kind.ARCHIVE, deleting=False)
     return archives.exclude(id=exclude.id) if exclude is not None else archives
 
 
@@ -78,18 +76,14 @@ def document_list(*, collection: Collection, order: str = "uploaded") -> QuerySe
 
 def document_status_counts(*, collection: Collection) -> dict[str, int]:
     """How many of the collection's documents are in each status (every status listed)."""
-    counts = dict(
-        collection.documents.order_by().values_list("status").annotate(n=Count("id"))
-    )
+    counts = dict(collection.documents.order_by().values_list("status").annotate(n=Count("id")))
     return {status: counts.get(status, 0) for status in Document.Status.values}
 
 
 def document_progress(*, collection: Collection, ids: list[int]) -> list[dict[str, object]]:
     """Status and progress of the collection's documents among `ids` (one query)."""
     return list(
-        collection.documents.filter(id__in=ids)
-        .order_by("id")
-        .values("id", "status", "progress")
+        collection.documents.filter(id__in=ids).order_by("id").values("id", "status", "progress")
     )
 
 
@@ -166,10 +160,17 @@ def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[Pa
         Match.objects.filter(involved, source__collection__deleting=False)
         .filter(document__collection__deleting=False)
         .values(
-            "document_id", "document__folder", "document__filename", "source_id",
-            "source__folder", "source__filename", "source__collection_id",
-            "source__collection__name", "document__collection_id",
-            "document__collection__name", "similarity",
+            "document_id",
+            "document__folder",
+            "document__filename",
+            "source_id",
+            "source__folder",
+            "source__filename",
+            "source__collection_id",
+            "source__collection__name",
+            "document__collection_id",
+            "document__collection__name",
+            "similarity",
         )  # fmt: skip
         .annotate(passage_count=Count("passages"))
         .order_by()

@@ -27,9 +27,7 @@ urlpatterns = [
         views.collection_delete,
         name="collection_delete",
     ),
-    path(
-        "collections/<int:collection_id>/pairs/", views.collection_pairs, name="collection_pairs"
-    ),
+    path("collections/<int:collection_id>/pairs/", views.collection_pairs, name="collection_pairs"),
     path(
         "collections/<int:collection_id>/reanalyze/",
         views.collection_reanalyze,

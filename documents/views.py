@@ -199,9 +199,7 @@ def _upload_one(
 ) -> int:
     """Upload one file or ZIP batch; returns how many documents were queued."""
     if not services.is_batch(name):
-        services.document_upload(
-            collection=collection, filename=name, data=data, template=template
-        )
+        services.document_upload(collection=collection, filename=name, data=data, template=template)
         return 1
     batch = services.document_upload_batch(
         collection=collection, filename=name, data=data, template=template

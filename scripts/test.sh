@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `make test`: the set-up of `make run` (no web server, no worker), then ruff, mypy, a check
-# that migrations are complete, and the whole pytest suite against the real PostgreSQL and
-# Redis; stops the services it started.
+# `make test`: the set-up of `make run` (no web server, no worker), then ruff (lint, format
+# check), mypy, a check that migrations are complete, and the whole pytest suite against the
+# real PostgreSQL and Redis; stops the services it started.
 # Extra arguments go to pytest (e.g. `make test PYTEST_ARGS="-k neardup -x"`).
 
 # shellcheck source=scripts/setup.sh
@@ -70,6 +70,7 @@ main() {
 
     PYTEST_SUMMARY=""
     stage ruff "$VENV/bin/ruff" check .
+    stage format "$VENV/bin/ruff" format --check .
     stage mypy "$VENV/bin/mypy"
     # A model change without its migration passes pytest (the test DB is built from the
     # migrations) and then breaks `make run`; catch it here.

@@ -4,29 +4,28 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('documents', '0005_index_adds_counter'),
+        ("documents", "0005_index_adds_counter"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='document',
-            name='boilerplate_lines',
+            model_name="document",
+            name="boilerplate_lines",
             field=models.JSONField(blank=True, db_default=[], default=list),
         ),
         migrations.AddField(
-            model_name='document',
-            name='site',
-            field=models.CharField(blank=True, db_default='', default='', max_length=255),
+            model_name="document",
+            name="site",
+            field=models.CharField(blank=True, db_default="", default="", max_length=255),
         ),
         migrations.AddField(
-            model_name='document',
-            name='warnings',
+            model_name="document",
+            name="warnings",
             field=models.JSONField(blank=True, db_default=[], default=list),
         ),
         migrations.AddIndex(
-            model_name='document',
-            index=models.Index(fields=['collection', 'site'], name='document_collection_site'),
+            model_name="document",
+            index=models.Index(fields=["collection", "site"], name="document_collection_site"),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('documents', '0012_forget_documents_function'),
+        ("documents", "0012_forget_documents_function"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='collection',
-            name='deleting',
+            model_name="collection",
+            name="deleting",
             field=models.BooleanField(default=False),
         ),
     ]

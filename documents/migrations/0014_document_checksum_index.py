@@ -4,14 +4,13 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('documents', '0013_collection_deleting'),
+        ("documents", "0013_collection_deleting"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='document',
-            index=models.Index(fields=['checksum'], name='document_checksum'),
+            model_name="document",
+            index=models.Index(fields=["checksum"], name="document_checksum"),
         ),
     ]

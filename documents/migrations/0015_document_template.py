@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('documents', '0014_document_checksum_index'),
+        ("documents", "0014_document_checksum_index"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='document',
-            name='template',
+            model_name="document",
+            name="template",
             field=models.BooleanField(db_default=False, default=False),
         ),
     ]

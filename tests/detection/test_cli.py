@@ -42,8 +42,10 @@ def make_corpus(root: Path) -> Path:
 def test_pan_writes_one_xml_per_pair_and_evaluate_scores_them(tmp_path, capsys):
     corpus = make_corpus(tmp_path / "corpus")
     out = tmp_path / "out"
-    assert main(["pan", str(corpus / "pairs"), str(corpus / "src"), str(corpus / "susp"),
-                 str(out)]) == 0
+    assert (
+        main(["pan", str(corpus / "pairs"), str(corpus / "src"), str(corpus / "susp"), str(out)])
+        == 0
+    )
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(output_name(*pair) for pair in read_pairs(corpus / "pairs"))
     found = (out / "suspicious-document00001-source-document00001.xml").read_text("utf-8")

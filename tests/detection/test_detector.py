@@ -42,12 +42,23 @@ ENGLISH = (
 
 def test_the_public_api_is_exactly_the_contract():
     assert set(detection.__all__) == {
-        "DetectorConfig", "DEFAULT_CONFIG", "analyze", "detect", "compare", "coverage",
+        "DetectorConfig",
+        "DEFAULT_CONFIG",
+        "analyze",
+        "detect",
+        "compare",
+        "coverage",
         "model_version",
-        "DocumentAnalysis", "SentenceRecord", "Posting", "Postings", "SentenceIndex",
-        "pack_refs", "unpack_refs",
+        "DocumentAnalysis",
+        "SentenceRecord",
+        "Posting",
+        "Postings",
+        "SentenceIndex",
+        "pack_refs",
+        "unpack_refs",
         "MemoryIndex",
-        "Passage", "DetectionError",
+        "Passage",
+        "DetectionError",
     }
 
 
@@ -55,7 +66,8 @@ def test_analyze_keeps_offsets_into_the_original_text():
     text = "  第一句话在这里。\r\n\r\n Second sentence here.  "
     analysis = analyze(text)
     assert [text[s.start : s.end] for s in analysis.sentences] == [
-        "第一句话在这里。", "Second sentence here.",
+        "第一句话在这里。",
+        "Second sentence here.",
     ]
     assert [s.index for s in analysis.sentences] == [0, 1]
     assert analysis.language == "mixed"

@@ -78,9 +78,7 @@ def test_a_user_uploads_and_reads_the_highlighted_report(
         driver, 240, poll_frequency=0.5, ignored_exceptions=[StaleElementReferenceException]
     ).until(all_done)
     # The upload's message stays on the page (no automatic reload); a link shows the results.
-    WebDriverWait(driver, 10).until(
-        lambda b: b.find_elements(By.CSS_SELECTOR, "#results-ready a")
-    )
+    WebDriverWait(driver, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#results-ready a"))
     assert "queued for checking" in driver.find_element(By.CSS_SELECTOR, ".messages").text
     submit(driver.find_element(By.CSS_SELECTOR, "#results-ready a"))
     assert driver.find_elements(By.CSS_SELECTOR, "#documents a[href*='/report/']")

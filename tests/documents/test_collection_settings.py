@@ -15,6 +15,7 @@ from tests.documents.factories import WATER, WATER_COPIED, CapturedTasks, proces
 
 pytestmark = pytest.mark.django_db
 
+
 @pytest.fixture
 def archive(owner):
     return services.collection_create(owner=owner, name="Published", kind="archive")

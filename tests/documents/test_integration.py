@@ -10,6 +10,7 @@ from tests.documents.factories import WATER, processed
 
 pytestmark = pytest.mark.django_db
 
+
 def test_stored_passages_start_at_the_copied_words_not_the_sentence(assignment):
     copied = WATER[WATER.index("how the water") :]
     suspicious = "Cooking pasta needs salt and time, " + copied

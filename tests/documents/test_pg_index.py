@@ -41,9 +41,7 @@ def df_of(feature):
 
 def posting_count(document_id):
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM documents_posting WHERE ref >> 32 = %s", [document_id]
-        )
+        cursor.execute("SELECT count(*) FROM documents_posting WHERE ref >> 32 = %s", [document_id])
         return cursor.fetchone()[0]
 
 

@@ -23,9 +23,7 @@ def overlaps(a, b):
 
 def index_rows(document_id):
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM documents_posting WHERE ref >> 32 = %s", [document_id]
-        )
+        cursor.execute("SELECT count(*) FROM documents_posting WHERE ref >> 32 = %s", [document_id])
         return cursor.fetchone()[0]
 
 
