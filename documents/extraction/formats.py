@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import posixpath
 
-from .charsets import bom_encoding
+from .charsets import bom_encoding, utf16_without_bom
 from .errors import EncryptedFile, MismatchedFormat, UnsupportedFormat
 
 EXTENSIONS = {
@@ -44,6 +44,9 @@ _SIGNATURES = (
     (b"7z\xbc\xaf", "a 7-Zip archive"),
     (b"{\\rtf", "an RTF file"),
 )
+# A text file may hold up to one NUL per 100 bytes and one other control byte per 20.
+_BYTES_PER_NUL = 100
+_BYTES_PER_CONTROL = 20
 _HTML_MARKERS = (b"<!doctype html", b"<html", b"<body", b"<head")
 _KIND_NAMES = {
     "pdf": "a PDF",
@@ -136,10 +139,17 @@ def _is_pdf(data: bytes) -> bool:
 
 
 def _looks_binary(data: bytes) -> bool:
-    if bom_encoding(data):
+    """Binary by the share of bytes that text does not contain, in the first 8 KB.
+
+    UTF-16 (with or without a BOM) is text full of NULs, so it is recognised first. Binary formats
+    are full of NULs (padding, small integers); in a text file a NUL is a stray byte from a broken
+    converter, so up to 1 in 100 is tolerated (git calls a file binary on a single one, which
+    rejected whole essays) and dropped when decoding. Other control characters (not tab, newlines,
+    form feed or escape) are tolerated up to 1 in 20.
+    """
+    if bom_encoding(data) or utf16_without_bom(data):
         return False
     sample = data[:8192]
-    if b"\x00" in sample:
-        return True
+    nuls = sample.count(0)
     controls = sum(1 for byte in sample if byte < 9 or 13 < byte < 32 and byte != 27)
-    return controls > len(sample) // 20
+    return nuls * _BYTES_PER_NUL > len(sample) or controls * _BYTES_PER_CONTROL > len(sample)
