@@ -2,7 +2,8 @@
 
 from rest_framework import serializers
 
-from documents.models import Collection
+from documents.models import Collection, Document
+from documents.templatetags.report_format import percent
 
 
 class CollectionCreateSerializer(serializers.Serializer):
@@ -44,6 +45,9 @@ class DocumentStatusSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     template = serializers.BooleanField()
     status = serializers.CharField()
+    status_label = serializers.CharField(
+        source="get_status_display", help_text="the status as the pages show it"
+    )
     progress = serializers.IntegerField()
     error = serializers.CharField()
     warnings = serializers.ListField(child=serializers.CharField())
@@ -103,9 +107,23 @@ class PairSerializer(serializers.Serializer):
 
 
 class DocumentProgressSerializer(serializers.Serializer):
+    """What a collection page shows of a row, so a row finishing under its eyes reads as
+    it would after a reload."""
+
     id = serializers.IntegerField()
     status = serializers.CharField()
+    status_label = serializers.CharField(
+        source="get_status_display", help_text="the status as the pages show it"
+    )
     progress = serializers.IntegerField()
+    error = serializers.CharField(help_text="why it failed ('' unless failed)")
+    similarity = serializers.FloatField(allow_null=True)
+    similarity_label = serializers.SerializerMethodField(
+        help_text="the similarity as the pages show it ('42.4%'; '–' until processed)"
+    )
+
+    def get_similarity_label(self, document: Document) -> str:
+        return percent(document.similarity)
 
 
 class CollectionProgressSerializer(serializers.Serializer):

@@ -1,27 +1,29 @@
 // Follows unfinished documents and shows their results: a document's page polls its own
 // status; a collection's page polls the status of all its unfinished rows in one request
-// (GET /api/collections/<id>/progress/?ids=...), not one request per row.
+// (GET /api/collections/<id>/progress/?ids=...), not one request per row, and keeps its rows
+// and its summary line as a reload would render them.
 (function () {
   "use strict";
   var FINISHED = { done: true, failed: true };
+  var FAILURE_LENGTH = 160;  // the template's truncatechars:160
 
   // Results are in: reload to show them, unless the page carries messages (what an upload
   // answered, the files a ZIP batch skipped): they are shown once, so a reload would lose
-  // them. Then a link offers the reload, and returns true: the caller keeps polling.
-  function refresh() {
+  // them. Then a link offers the reload, saying how many documents failed.
+  function resultsReady(failed) {
     var message = document.querySelector(".messages li");
-    if (!message) { window.location.reload(); return false; }
-    if (!document.getElementById("results-ready")) {
-      var note = document.createElement("p");
-      note.id = "results-ready";
-      note.className = "card";
-      var link = document.createElement("a");
-      link.href = window.location.href;
-      link.textContent = "Results are ready: show them";
-      note.appendChild(link);
-      message.parentNode.parentNode.insertBefore(note, message.parentNode.nextSibling);
-    }
-    return true;
+    if (!message) { window.location.reload(); return; }
+    if (document.getElementById("results-ready")) { return; }
+    var note = document.createElement("p");
+    note.id = "results-ready";
+    note.className = "card";
+    var link = document.createElement("a");
+    link.href = window.location.href;
+    link.textContent = failed
+      ? "Results are ready (" + failed + " failed): show them"
+      : "Results are ready: show them";
+    note.appendChild(link);
+    message.parentNode.parentNode.insertBefore(note, message.parentNode.nextSibling);
   }
 
   function poll(url, onUpdate) {
@@ -33,19 +35,73 @@
       .catch(function () { setTimeout(function () { poll(url, onUpdate); }, 3000); });
   }
 
-  function show(row, data) {
-    var bar = row.querySelector("progress");
-    var label = row.querySelector(".status");
+  function show(element, data) {
+    var bar = element.querySelector("progress");
+    var label = element.querySelector(".status");
     if (bar) { bar.value = data.progress; }
-    if (label) { label.textContent = data.status; }
-    row.dataset.status = data.status;
+    if (label) { label.textContent = data.status_label; }
+    element.dataset.status = data.status;
+  }
+
+  // A failed row shows its reason where the progress bar was, and in full on its status.
+  function showFailure(row, error) {
+    row.querySelector(".status").title = error;
+    var bar = row.querySelector("progress");
+    if (!bar) { return; }
+    var failure = document.createElement("span");
+    failure.className = "error failure";
+    failure.textContent = error.length > FAILURE_LENGTH
+      ? error.slice(0, FAILURE_LENGTH - 1) + "…"
+      : error;
+    bar.parentNode.replaceChild(failure, bar);
+  }
+
+  // A done row links its similarity to its report; a template's cell (no report URL) keeps
+  // its tag: it is never checked itself.
+  function showSimilarity(row, item) {
+    var cell = row.querySelector("td[data-report-url]");
+    if (!cell) { return; }
+    var link = cell.querySelector("a");
+    if (!link) {
+      link = document.createElement("a");
+      link.href = cell.dataset.reportUrl;
+      cell.appendChild(link);
+    }
+    link.textContent = item.similarity_label;
+  }
+
+  function showRow(row, item) {
+    show(row, item);
+    if (item.status === "failed") { showFailure(row, item.error); }
+    if (item.status === "done") { showSimilarity(row, item); }
+  }
+
+  // The summary line above the table, worded as the template words it.
+  function showCounts(counts) {
+    var line = document.getElementById("status-counts");
+    if (!line) { return; }
+    var total = counts.queued + counts.processing + counts.done + counts.failed;
+    var text = total + " document" + (total === 1 ? "" : "s");
+    if (total) {
+      text += ": " + counts.done + " done";
+      if (counts.queued) { text += ", " + counts.queued + " queued"; }
+      if (counts.processing) { text += ", " + counts.processing + " processing"; }
+    }
+    line.textContent = text;
+    if (total && counts.failed) {
+      var failed = document.createElement("span");
+      failed.className = "error";
+      failed.textContent = counts.failed + " failed";
+      line.append(", ", failed);
+    }
+    line.append(".");
   }
 
   var single = document.getElementById("document-status");
   if (single && !FINISHED[single.dataset.status]) {
     poll(single.dataset.statusUrl, function (data) {
       show(single, data);
-      if (FINISHED[data.status]) { refresh(); return false; }
+      if (FINISHED[data.status]) { resultsReady(0); return false; }
       return true;
     });
   }
@@ -59,21 +115,26 @@
     var ids = Object.keys(rows);
     if (ids.length) {
       var url = table.dataset.progressUrl + "?ids=" + ids.join(",");
+      var announced = false;
       poll(url, function (data) {
-        var finished = false;
-        var seen = {};
+        showCounts(data.counts);
         var pending = 0;
+        var failed = 0;
         data.documents.forEach(function (item) {
           var row = rows[item.id];
           if (!row) { return; }
-          seen[item.id] = true;
-          show(row, item);
-          if (FINISHED[item.status]) { finished = true; } else { pending += 1; }
+          showRow(row, item);
+          if (item.status === "failed") { failed += 1; }
+          if (!FINISHED[item.status]) { pending += 1; }
         });
-        // A row missing from the answer was deleted meanwhile: the page is out of date too.
-        if (ids.some(function (id) { return !seen[id]; })) { finished = true; }
-        if (!finished) { return true; }
-        return refresh() && pending > 0;  // with messages kept: follow the other rows on
+        // Ready once every row followed is finished (a row missing from the answer was
+        // deleted meanwhile), not at the first one: the rest of an upload is still queued.
+        if (!pending && !announced) {
+          announced = true;
+          resultsReady(failed);
+        }
+        // Documents on other pages (an upload longer than a page) keep the line moving.
+        return pending > 0 || data.counts.queued + data.counts.processing > 0;
       });
     }
   }

@@ -91,8 +91,8 @@ def test_status_of_a_queued_document(api, collection):
     document = upload(collection, "zh_source.txt")
     response = api.get(f"/api/documents/{document.id}/")
     assert response.json() == {
-        "id": document.id, "template": False, "status": "queued", "progress": 0, "error": "",
-        "warnings": [],
+        "id": document.id, "template": False, "status": "queued", "status_label": "Queued",
+        "progress": 0, "error": "", "warnings": [],
     }  # fmt: skip
 
 

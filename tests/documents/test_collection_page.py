@@ -58,18 +58,23 @@ def test_documents_sort_by_similarity_and_name(client, owner, assignment, five):
     assert rows(page) == [d.id for d in five]
 
 
-def test_one_request_reports_the_progress_of_many_documents(api, assignment, five):
+def test_one_request_reports_the_progress_of_many_documents(
+    api, assignment, five, django_assert_num_queries
+):
     wanted = [five[4].id, five[0].id, 10**9]
-    answer = api.get(
-        f"/api/collections/{assignment.id}/progress/", {"ids": ",".join(map(str, wanted))}
-    )
+    with django_assert_num_queries(3):  # the collection, its counts, the rows: not one a row
+        answer = api.get(
+            f"/api/collections/{assignment.id}/progress/", {"ids": ",".join(map(str, wanted))}
+        )
     assert answer.status_code == 200
     body = answer.json()
     assert body["counts"] == {"queued": 1, "processing": 0, "done": 3, "failed": 1}
     assert body["documents"] == [
-        {"id": five[0].id, "status": "done", "progress": 100},
-        {"id": five[4].id, "status": "queued", "progress": 0},
-    ]
+        {"id": five[0].id, "status": "done", "status_label": "Done", "progress": 100,
+         "error": "", "similarity": 0.1, "similarity_label": "10.0%"},
+        {"id": five[4].id, "status": "queued", "status_label": "Queued", "progress": 0,
+         "error": "", "similarity": None, "similarity_label": "–"},
+    ]  # fmt: skip
     assert api.get(f"/api/collections/{assignment.id}/progress/").json()["documents"] == []
     for wrong in ("1,a", ",".join(["1"] * 501)):
         answer = api.get(f"/api/collections/{assignment.id}/progress/", {"ids": wrong})
@@ -82,10 +87,20 @@ def test_progress_of_another_collection_is_not_reported(api, owner, assignment, 
     assert answer.json()["documents"] == []
 
 
+def test_a_failed_document_reports_why(api, assignment, five):
+    Document.objects.filter(id=five[3].id).update(error="Not a document (.exe).")
+    answer = api.get(f"/api/collections/{assignment.id}/progress/", {"ids": str(five[3].id)})
+    [failed] = answer.json()["documents"]
+    assert (failed["status_label"], failed["error"]) == ("Failed", "Not a document (.exe).")
+
+
 def test_the_page_polls_its_unfinished_rows_in_one_request(client, owner, assignment, five):
     client.force_login(owner)
     page = client.get(f"/collections/{assignment.id}/").content.decode()
     assert f'data-progress-url="/api/collections/{assignment.id}/progress/"' in page
+    # What the script rewrites as rows finish: the summary line and the similarity cells.
+    assert '<span id="status-counts">5 documents:' in page
+    assert f'data-report-url="/documents/{five[4].id}/report/"' in page
 
 
 def test_the_document_list_api_pages_on_request(api, assignment, five):
