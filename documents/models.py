@@ -56,6 +56,11 @@ class Document(models.Model):
     model_version = models.CharField(max_length=255, blank=True, default="")
     # True while the document's postings are in the index (document_count counts these).
     indexed = models.BooleanField(default=False)
+    # The transaction that last indexed the document (pg_current_xact_id()): a check knows from
+    # its snapshot which documents it could see, so it never drops a pair that a document
+    # indexed during the check has stored since (services._matches_replace). NULL: indexed
+    # by a bulk loader, long before any check that runs now.
+    indexed_xid = models.BigIntegerField(null=True, blank=True, editable=False)
     similarity = models.FloatField(null=True, blank=True)
     # Text every submission was given (the assignment's prompt, starter text, a form to fill
     # in): indexed but never checked, and its features are left out of the checks of the

@@ -104,7 +104,11 @@ def detection_scope_collections(*, document: Document) -> list[int]:
 
 
 def collection_scope(*, collection: Collection) -> list[int]:
-    """The collection and the archives its documents are checked against."""
+    """The collection and the archives its documents are checked against: an archive's
+    documents only against each other (another archive holds no one's source: checked
+    against a later archive, the original would list its own copy as its source)."""
+    if collection.kind == Collection.Kind.ARCHIVE:
+        return [collection.id]
     archives = list(collection.archives.filter(deleting=False).values_list("id", flat=True))
     if not archives:
         archives = list(
@@ -144,10 +148,21 @@ class PairView:
     share: float | None
     other_share: float | None  # of the other's text found in the document (when measured)
     passages: int
+    # True when `other` copied from `document` (an archive's document and its copier).
+    copied_by_other: bool = False
 
     @property
     def strongest(self) -> float:
         return max(self.share or 0.0, self.other_share or 0.0)
+
+    @property
+    def report_document(self) -> int:
+        """The copier: its report shows the pair side by side (`?source=report_source`)."""
+        return self.other if self.copied_by_other else self.document
+
+    @property
+    def report_source(self) -> int:
+        return self.document if self.copied_by_other else self.other
 
 
 def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[PairView]:
@@ -201,7 +216,7 @@ def _pair(row: dict, back: float | None, *, copier_outside: bool) -> PairView:
         return PairView(
             document=source[0], title=source[1], other=copier[0], other_title=copier[1],
             other_collection=row["document__collection__name"], share=back,
-            other_share=row["similarity"], passages=row["passage_count"],
+            other_share=row["similarity"], passages=row["passage_count"], copied_by_other=True,
         )  # fmt: skip
     return PairView(
         document=copier[0], title=copier[1], other=source[0], other_title=source[1],

@@ -16,7 +16,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.core.files.storage import Storage
 from django.db import connection, transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
+from django.db.models.expressions import RawSQL
 
 from dedup.services import dedup_assign_enqueue
 from detection import DetectionError, DocumentAnalysis, Passage, analyze, coverage
@@ -462,17 +463,22 @@ def _process(document: Document) -> None:
     analysis = analyze(page.text)
     _progress(document.id, 45)
     index = PostgresSentenceIndex(model_version=analysis.model_version)
-    _index_replace(document, page, analysis, index)
+    text_changed = _index_replace(document, page, analysis, index)
     _progress(document.id, 65)
     if document.template:
         passages: list[Passage] = []  # given to everyone: nothing to check
+        seen = None
     else:
+        seen = _snapshot()  # before the lookup: what the check can see (see _matches_replace)
         passages, notes = _detect(document, page.text, analysis)
         if notes:
             _progress(document.id, 85, warnings=[*page.warnings, *notes])
     _progress(document.id, 90)
-    _matches_replace(document, passages, analysis.model_version)
+    copiers = _matches_replace(document, passages, analysis.model_version, seen)
     _progress(document.id, 100, status=Document.Status.DONE)
+    if text_changed:  # their passages point into the old text: let them find them again
+        for copier in Document.objects.filter(id__in=copiers):
+            document_recheck(document=copier)
     if document.template:
         _recheck_after_template(document.collection_id)
     dedup_assign_enqueue(document_id=document.id)
@@ -560,10 +566,15 @@ def _page_read(document: Document) -> _Page:
 
 def _index_replace(
     document: Document, page: _Page, analysis: DocumentAnalysis, index: PostgresSentenceIndex
-) -> None:
-    """Replace the document's text, sentences and postings in one transaction (re-run safe)."""
+) -> bool:
+    """Replace the document's text, sentences and postings in one transaction (re-run safe);
+    returns whether the text differs from the one indexed before."""
     with transaction.atomic():
         _lock_document(document.id)
+        # Compared on the server: the old text (up to megabytes) is not fetched for this.
+        changed = (
+            Document.objects.filter(id=document.id).exclude(Q(text="") | Q(text=page.text)).exists()
+        )
         index.remove(document.id)
         Document.objects.filter(id=document.id).update(
             text=page.text,
@@ -574,43 +585,92 @@ def _index_replace(
             warnings=list(page.warnings),
             site=page.site,
             boilerplate_lines=list(page.removed),
+            indexed_xid=RawSQL("pg_current_xact_id()::text::bigint", []),
         )
         document.text = page.text
         index.add(document.id, analysis)
+    return changed
 
 
-def _matches_replace(document: Document, passages: Sequence[Passage], model_version: str) -> None:
-    """Store the document's matches, mirrored onto sources of its own collection.
+def _snapshot() -> str:
+    """The current snapshot (committed transactions), for `_indexed_unseen`."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_current_snapshot()::text")
+        return str(cursor.fetchone()[0])
 
-    Mirroring keeps reports symmetric when two submissions are processed in either order;
-    the collection lock serialises concurrent workers writing the same pairs.
+
+def _indexed_unseen(ids: Iterable[int], seen: str | None) -> set[int]:
+    """Those of `ids` indexed by a transaction that snapshot `seen` does not see (indexed
+    while the check ran, or after it)."""
+    ids = list(ids)
+    if seen is None or not ids:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id FROM documents_document WHERE id = ANY(%s::bigint[])"
+            " AND indexed_xid IS NOT NULL"
+            " AND NOT pg_visible_in_snapshot(indexed_xid::text::xid8, %s::pg_snapshot)"
+            # (one transaction indexing and checking, as in tests, sees its own work)
+            " AND indexed_xid IS DISTINCT FROM pg_current_xact_id_if_assigned()::text::bigint",
+            [ids, seen],
+        )
+        return {row[0] for row in cursor.fetchall()}
+
+
+def _matches_replace(
+    document: Document, passages: Sequence[Passage], model_version: str, seen: str | None
+) -> list[int]:
+    """Store the document's matches, mirrored onto sources of its own collection; returns
+    the documents of other collections that copied from it (an archive document's copiers),
+    whose matches are kept.
+
+    A pair is only replaced by a check that could see both documents: this check sees its
+    scope as of snapshot `seen` (None: everything), so a submission of the collection indexed
+    while it ran keeps the pair it stored itself (its check saw this document), and a document
+    of another collection (an assignment checked against this archive) keeps its matches with
+    this one, which only its own check makes. Mirroring keeps reports symmetric when two
+    submissions are processed in either order; the collection lock serialises concurrent
+    workers writing the same pairs.
     """
     by_source: dict[int, list[Passage]] = defaultdict(list)
     for passage in passages:
         by_source[passage.source].append(passage)
+    own = document.collection_id
     with transaction.atomic():
-        _lock_collection(document.collection_id)
+        _lock_collection(own)
         _lock_document(document.id)
+        touching = Match.objects.filter(Q(document=document) | Q(source=document))
+        others = {
+            d if d != document.id else s for d, s in touching.values_list("document", "source")
+        }
         # A source deleted since the check (e.g. its archive is being purged) is dropped here:
         # a match pointing at it would break the foreign key and fail this document.
-        alive = set(Document.objects.filter(id__in=list(by_source)).values_list("id", flat=True))
-        by_source = defaultdict(list, {k: v for k, v in by_source.items() if k in alive})
-        peers = dict(
-            Document.objects.filter(
-                collection_id=document.collection_id, id__in=list(by_source)
-            ).values_list("id", "text")
+        collection_of = dict(
+            Document.objects.filter(id__in=others | set(by_source)).values_list(
+                "id", "collection_id"
+            )
         )
-        stale = list(Match.objects.filter(source=document).values_list("document_id", flat=True))
-        Match.objects.filter(document=document).delete()
-        Match.objects.filter(source=document).delete()
+        by_source = defaultdict(list, {k: v for k, v in by_source.items() if k in collection_of})
+        peers = {k for k, c in collection_of.items() if c == own and k != document.id}
+        kept = _indexed_unseen(peers & (others - set(by_source)), seen)
+        Match.objects.filter(document=document).exclude(source__in=kept).delete()
+        Match.objects.filter(source=document, document__in=peers - kept).delete()
+        texts = dict(
+            Document.objects.filter(id__in=peers & set(by_source)).values_list("id", "text")
+        )
         for source_id, found in by_source.items():
             _match_store(document.id, source_id, found, len(document.text), model_version)
-            if source_id in peers:
+            if source_id in texts:
                 mirrored = [_mirror(p, document.id) for p in found]
-                _match_store(source_id, document.id, mirrored, len(peers[source_id]), model_version)
+                _match_store(source_id, document.id, mirrored, len(texts[source_id]), model_version)
         _similarity_refresh(document)
-        for other in Document.objects.filter(id__in=set(stale) | set(peers)):
+        for other in Document.objects.filter(id__in=peers - kept):
             _similarity_refresh(other)
+        return sorted(
+            Match.objects.filter(source=document)
+            .exclude(document__collection_id=own)
+            .values_list("document_id", flat=True)
+        )
 
 
 def _match_store(

@@ -134,12 +134,12 @@ def _pairs_csv(
          "share of other (%)", "passages", "side by side"]
     )  # fmt: skip
     for pair in pairs:
-        report = reverse("document_report", args=[pair.document])
+        report = reverse("document_report", args=[pair.report_document])
         writer.writerow(
             [_cell(pair.title), _cell(pair.other_title), _cell(pair.other_collection),
              "" if pair.share is None else f"{pair.share * 100:.1f}",
              "" if pair.other_share is None else f"{pair.other_share * 100:.1f}", pair.passages,
-             request.build_absolute_uri(f"{report}?source={pair.other}")]
+             request.build_absolute_uri(f"{report}?source={pair.report_source}")]
         )  # fmt: skip
     return response
 

@@ -145,3 +145,20 @@ def test_names_in_the_csv_cannot_start_a_formula(client, owner, collections):
     text = client.get(f"/collections/{assignment.id}/pairs/", {"format": "csv"}).content
     rows = list(csv.reader(io.StringIO(text.decode("utf-8-sig"))))
     assert ['\'=HYPERLINK("http://x")'] == [r[0] for r in rows if "HYPERLINK" in r[0]]
+
+
+def test_an_archives_pairs_link_to_the_copiers_report(client, owner, collections):
+    """On the archive's page its own document comes first, but only the copier's report
+    holds the pair: the page and the CSV link there, with the archive document as source."""
+    _, archive, d = collections
+    client.force_login(owner)
+    wanted = f"/documents/{d['reporter'].id}/report/?source={d['trains'].id}"
+    page = client.get(f"/collections/{archive.id}/pairs/").content.decode()
+    assert f'href="{wanted}"' in page.replace("&amp;", "&")
+    text = client.get(f"/collections/{archive.id}/pairs/", {"format": "csv"}).content
+    rows = list(csv.reader(io.StringIO(text.decode("utf-8-sig"))))[1:]
+    assert [(r[0], r[1], r[6].endswith(wanted)) for r in rows] == [
+        ("trains.txt", "reporter.txt", True)
+    ]
+    report = client.get(wanted).content.decode()
+    assert "No copied passages were found" not in report

@@ -1,0 +1,119 @@
+"""Which check replaces which matches: re-checking a source never takes away what the
+copiers of other collections found, and a check never drops a pair stored by a submission
+indexed while it ran."""
+
+from __future__ import annotations
+
+import pytest
+
+from documents import selectors, services
+from documents import tasks as document_tasks
+from documents.models import Document, Match
+from tests.documents.factories import WATER, WATER_COPIED, CapturedTasks, processed, upload
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def archive(owner):
+    return services.collection_create(owner=owner, name="Published", kind="archive")
+
+
+@pytest.fixture
+def worker(monkeypatch, django_capture_on_commit_callbacks):
+    return CapturedTasks(
+        monkeypatch,
+        django_capture_on_commit_callbacks,
+        document_tasks.document_process_task,
+        lambda document_id: services.document_process(document_id=document_id),
+    )
+
+
+def sources_of(document: Document) -> list[int]:
+    return [s.document for s in selectors.report_get(document=document).sources]
+
+
+def test_rechecking_an_archive_document_keeps_what_its_copiers_found(archive, assignment):
+    source = processed(archive, "source.txt", WATER.encode())
+    copier = processed(assignment, "copier.txt", WATER_COPIED.encode())
+    assert sources_of(copier) == [source.id] and copier.similarity > 0.5
+
+    services.document_process(document_id=source.id)  # "Check again" on the archive document
+
+    copier.refresh_from_db()
+    assert sources_of(copier) == [source.id] and copier.similarity > 0.5
+
+
+def test_a_changed_source_text_sends_its_copiers_to_be_checked_again(
+    archive, assignment, worker, django_capture_on_commit_callbacks
+):
+    source = processed(archive, "source.txt", WATER.encode())
+    copier = processed(assignment, "copier.txt", WATER_COPIED.encode())
+    with open(source.original.path, "wb") as handle:  # e.g. a better extraction this release
+        handle.write(("A new opening sentence comes first in this version. " + WATER).encode())
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.document_process(document_id=source.id)
+    assert worker.queue == [copier.id]
+    worker.run()
+
+    copier.refresh_from_db()
+    source.refresh_from_db()
+    match = Match.objects.get(document=copier, source=source)
+    passage = match.passages.get()
+    copied = WATER_COPIED[passage.start : passage.end]
+    assert source.text[passage.source_start : passage.source_end] == copied  # the new offsets
+
+
+# Committed one by one, as the worker commits: each indexing is its own transaction.
+@pytest.mark.django_db(transaction=True)
+def test_a_check_keeps_the_pair_of_a_submission_indexed_while_it_ran(assignment):
+    first = processed(assignment, "first.txt", WATER.encode())
+    seen = services._snapshot()  # the first document's check starts: it cannot see `second`
+    second = processed(assignment, "second.txt", WATER_COPIED.encode())
+    assert sources_of(second) == [first.id]  # found by the second's check, mirrored on first
+
+    first.refresh_from_db()
+    services._matches_replace(first, [], first.model_version, seen)  # the first check ends
+
+    first.refresh_from_db()
+    assert sources_of(first) == [second.id] and sources_of(second) == [first.id]
+    assert first.similarity > 0.5
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_check_that_saw_a_submission_drops_the_pair_it_no_longer_finds(assignment):
+    first = processed(assignment, "first.txt", WATER.encode())
+    second = processed(assignment, "second.txt", WATER_COPIED.encode())
+    seen = services._snapshot()  # both indexed before the check starts
+
+    first.refresh_from_db()
+    services._matches_replace(first, [], first.model_version, seen)
+
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert sources_of(first) == [] and sources_of(second) == []
+    assert first.similarity == second.similarity == 0.0
+
+
+def test_an_archive_is_checked_against_itself_only(owner, archive):
+    older = services.collection_create(owner=owner, name="Older", kind="archive")
+    original = processed(older, "original.txt", WATER.encode())
+    reprint = processed(archive, "reprint.txt", WATER_COPIED.encode())
+    assert selectors.collection_scope(collection=archive) == [archive.id]
+    assert sources_of(reprint) == []
+    services.document_process(document_id=original.id)
+    assert sources_of(Document.objects.get(id=original.id)) == []
+
+
+def test_a_submission_still_finds_both_archives(owner, archive, assignment):
+    older = services.collection_create(owner=owner, name="Older", kind="archive")
+    original = processed(older, "original.txt", WATER.encode())
+    copier = upload(assignment, "copier.txt", WATER_COPIED.encode())
+    services.document_process(document_id=copier.id)
+    assert set(selectors.collection_scope(collection=assignment)) == {
+        assignment.id,
+        archive.id,
+        older.id,
+    }
+    assert sources_of(Document.objects.get(id=copier.id)) == [original.id]
