@@ -127,9 +127,16 @@ MAX_PROGRESS_IDS = 500
 
 
 class DocumentPages(LimitOffsetPagination):
-    """Pages only when asked (`?limit=`); without it the whole list, as before pages existed."""
+    """Pages only when asked (`?limit=` or `?offset=`); without either the whole list, as
+    before pages existed. An offset alone gets pages of `max_limit`."""
 
     max_limit = 1000
+
+    def get_limit(self, request: Request) -> int | None:
+        limit = super().get_limit(request)
+        if limit is None and self.offset_query_param in request.query_params:
+            return self.max_limit
+        return limit
 
 
 class CollectionProgressApi(APIView):
@@ -258,7 +265,12 @@ class DocumentStatusApi(APIView):
         document = selectors.document_get(user=request.user, document_id=document_id)
         data = DocumentTemplateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        services.document_template_set(document=document, template=data.validated_data["template"])
+        try:
+            services.document_template_set(
+                document=document, template=data.validated_data["template"]
+            )
+        except services.TemplateError as error:
+            return Response({"template": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
         document.refresh_from_db()
         return Response(DocumentStatusSerializer(document).data)
 
@@ -286,6 +298,11 @@ class DocumentReportApi(APIView):
     )
     def get(self, request: Request, document_id: int) -> Response:
         document = selectors.document_get(user=request.user, document_id=document_id)
+        if document.template:  # never checked: "nothing copied" would be a claim never made
+            return Response(
+                {"detail": "The document is a template: it is not checked, so it has no report."},
+                status=status.HTTP_409_CONFLICT,
+            )
         if document.status != Document.Status.DONE:
             return Response(
                 {

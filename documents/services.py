@@ -36,6 +36,10 @@ class UploadError(ValueError):
     """The upload is refused; the message tells the user why."""
 
 
+class TemplateError(UploadError):
+    """A template where there can be none (an archive)."""
+
+
 class _DocumentGone(Exception):
     """The document was deleted while it was being processed."""
 
@@ -167,6 +171,8 @@ def document_upload(
     filename = (filename or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
     if not filename:
         raise UploadError("The file has no name.")
+    if template:
+        _template_allowed(collection)
     if not data:
         raise UploadError(f"{filename} is empty.")
     if len(data) > settings.MAX_UPLOAD_BYTES:
@@ -194,6 +200,8 @@ def document_upload_batch(
     *, collection: Collection, filename: str, data: bytes, template: bool = False
 ) -> BatchUpload:
     """Unpack a ZIP batch into documents, keeping each member's folder as metadata."""
+    if template:
+        _template_allowed(collection)
     if len(data) > settings.MAX_UPLOAD_BYTES:
         raise UploadError(
             f"{filename} is {len(data)} bytes; the limit is {settings.MAX_UPLOAD_BYTES} bytes."
@@ -281,12 +289,24 @@ def document_template_set(*, document: Document, template: bool) -> None:
     a former template's collection is re-checked with it (the document included)."""
     if document.template == template:
         return
+    if template:
+        _template_allowed(document.collection)
     Document.objects.filter(id=document.id).update(template=template)
     document.template = template
     if template:
         document_recheck(document=document)
     else:
         collection_recheck(collection_id=document.collection_id)
+
+
+def _template_allowed(collection: Collection) -> None:
+    """Templates are what an assignment gave every student; an archive has none (its every
+    document is someone's possible source)."""
+    if collection.kind == Collection.Kind.ARCHIVE:
+        raise TemplateError(
+            f"{collection.name} is an archive: templates (text every submission was given) "
+            "belong to an assignment."
+        )
 
 
 def collection_recheck(*, collection_id: int) -> int:
@@ -299,10 +319,14 @@ def collection_recheck(*, collection_id: int) -> int:
 
 
 def document_delete(*, document: Document) -> None:
-    """Remove a document with its postings, and refresh the similarity of documents it fed."""
+    """Remove a document with its postings, and refresh the similarity of documents it fed.
+    A template's collection is checked again: its text counts as copied from now on, and
+    reports made without it would disagree with the ones made after."""
     with transaction.atomic():
         _lock_collection(document.collection_id)
         _documents_delete([document.id])
+        if document.template:
+            collection_recheck(collection_id=document.collection_id)
 
 
 def _documents_delete(ids: Sequence[int]) -> None:
@@ -501,7 +525,49 @@ def _detect(
     # No template in the scope is ever a source: the collection's own nor an archive's.
     excluded = {document.id, *selectors.template_ids(collections=scope)}
     passages = detect_refined(text, query, recorder, SourceTexts(recorder), exclude=excluded)
+    if given:
+        passages = _outside(passages, _given_ranges(text, analysis, given), text)
     return passages, _common_note(query, scoped.too_common)
+
+
+def _given_ranges(text: str, analysis: DocumentAnalysis, given: set[int]) -> list[tuple[int, int]]:
+    """The character ranges of the sentences that are all template text (every feature of
+    theirs is the template's), neighbours separated by blanks only joined."""
+    ranges: list[tuple[int, int]] = []
+    for sentence in analysis.sentences:
+        if sentence.features and given.issuperset(sentence.features):
+            if ranges and not text[ranges[-1][1] : sentence.start].strip():
+                ranges[-1] = (ranges[-1][0], sentence.end)
+            else:
+                ranges.append((sentence.start, sentence.end))
+    return ranges
+
+
+def _outside(
+    passages: Sequence[Passage], ranges: Sequence[tuple[int, int]], text: str
+) -> list[Passage]:
+    """`passages` without the query ranges `ranges` (template text).
+
+    Template sentences are never matched, but a passage's borders are extended word by word
+    while both texts agree and close passages are joined, which can carry a passage over a
+    template both documents hold. Such a stretch agrees word for word, so the source side
+    moves by as many characters: a head piece stays anchored at the passage's source start,
+    a tail piece at its source end. Pieces without a letter or digit are dropped."""
+    pieces = list(passages)
+    for start, end in ranges:
+        cut: list[Passage] = []
+        for p in pieces:
+            if end <= p.start or start >= p.end:
+                cut.append(p)
+                continue
+            if start > p.start:
+                head = min(p.source_end, p.source_start + (start - p.start))
+                cut.append(replace(p, end=start, source_end=head))
+            if end < p.end:
+                tail = max(p.source_start, p.source_end - (p.end - end))
+                cut.append(replace(p, start=end, source_start=tail))
+        pieces = cut
+    return [p for p in pieces if any(ch.isalnum() for ch in text[p.start : p.end])]
 
 
 def _common_note(analysis: DocumentAnalysis, too_common: np.ndarray) -> list[str]:

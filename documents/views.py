@@ -264,7 +264,11 @@ def document_recheck(request: HttpRequest, document_id: int) -> HttpResponse:
 def document_template(request: HttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
     template = request.POST.get("template") == "1"
-    services.document_template_set(document=document, template=template)
+    try:
+        services.document_template_set(document=document, template=template)
+    except services.TemplateError as error:
+        messages.error(request, str(error))
+        return redirect("document_detail", document_id=document.id)
     if template:
         note = "is now a template: the collection is checked again without its text."
     else:

@@ -122,13 +122,22 @@ pick_port() {
     echo "$port"
 }
 
-if [ -z "${PGPORT:-}" ]; then
-    _running="$(pg_pid_port | cut -d' ' -f2)" || _running=""
-    PGPORT="$(pick_port PostgreSQL "$DEFAULT_PGPORT" "$_running")"
-fi
-if [ -z "${REDIS_PORT:-}" ]; then
-    _running="$(redis_running_port)" || _running=""
-    REDIS_PORT="$(pick_port Redis "$DEFAULT_REDIS_PORT" "$_running")"
-fi
-unset _running
-export PGPORT REDIS_PORT
+# Ports not given by the user are chosen here (PORTS_CHOSEN lists which) and chosen again by
+# `resolve_ports` right before the servers start: the set-up before that (apt, pip) can take
+# minutes, long enough for another program to take a port that was free at first.
+resolve_ports() {
+    local running
+    if [ -z "${PGPORT:-}" ] || [[ " ${PORTS_CHOSEN:-} " == *" pg "* ]]; then
+        running="$(pg_pid_port | cut -d' ' -f2)" || running=""
+        PGPORT="$(pick_port PostgreSQL "$DEFAULT_PGPORT" "$running")"
+        [[ " ${PORTS_CHOSEN:-} " == *" pg "* ]] || PORTS_CHOSEN="${PORTS_CHOSEN:-} pg"
+    fi
+    if [ -z "${REDIS_PORT:-}" ] || [[ " ${PORTS_CHOSEN:-} " == *" redis "* ]]; then
+        running="$(redis_running_port)" || running=""
+        REDIS_PORT="$(pick_port Redis "$DEFAULT_REDIS_PORT" "$running")"
+        [[ " ${PORTS_CHOSEN:-} " == *" redis "* ]] || PORTS_CHOSEN="${PORTS_CHOSEN:-} redis"
+    fi
+    export PGPORT REDIS_PORT PORTS_CHOSEN
+}
+
+resolve_ports

@@ -84,6 +84,7 @@ setup_wordnet() {
 
 # Appends the services it started to SERVICES_STARTED_FILE (see services.sh).
 setup_services() {
+    resolve_ports
     "$ROOT/scripts/services.sh" start
 }
 

@@ -111,6 +111,8 @@ def test_the_document_list_api_pages_on_request(api, assignment, five):
     assert body["count"] == 5
     assert [d["id"] for d in body["results"]] == [five[2].id, five[1].id]
     assert "offset=4" in body["next"] and body["previous"]
+    alone = api.get(f"/api/collections/{assignment.id}/documents/", {"offset": 3}).json()
+    assert (alone["count"], [d["id"] for d in alone["results"]]) == (5, [five[1].id, five[0].id])
 
 
 @pytest.mark.parametrize(

@@ -143,11 +143,80 @@ def test_a_document_processing_while_a_template_is_read_is_queued_again(
 
 
 def test_a_template_in_an_archive_is_never_a_source(owner, assignment):
+    """Archives take no templates any more; one stored by an earlier release stays out."""
     archive = services.collection_create(owner=owner, name="Handouts", kind="archive")
     handout = services.document_upload(
-        collection=archive, filename="handout.txt", data=WATER.encode(), template=True,
-        enqueue=False,
-    )  # fmt: skip
+        collection=archive, filename="handout.txt", data=WATER.encode(), enqueue=False
+    )
+    Document.objects.filter(id=handout.id).update(template=True)
     services.document_process(document_id=handout.id)
     essay = processed(assignment, "essay.txt", BEN.encode())
     assert handout.id not in {s.document for s in selectors.report_get(document=essay).sources}
+
+
+def test_an_archive_takes_no_templates(owner, api):
+    archive = services.collection_create(owner=owner, name="Published", kind="archive")
+    response = api.post(
+        f"/api/collections/{archive.id}/documents/",
+        {
+            "file": SimpleUploadedFile("prompt.txt", PROMPT.encode(), "text/plain"),
+            "template": "true",
+        },
+        format="multipart",
+    )
+    assert response.status_code == 400 and "is an archive" in response.json()["file"][0]
+    article = processed(archive, "article.txt", WATER.encode())
+    response = api.patch(f"/api/documents/{article.id}/", {"template": True}, format="json")
+    assert response.status_code == 400 and "is an archive" in response.json()["template"][0]
+    assert not Document.objects.filter(template=True).exists()
+    assert not Document.objects.filter(status=Document.Status.QUEUED).exists()  # nothing re-run
+
+
+def test_a_template_has_no_report_in_the_api_either(api, assignment):
+    template = services.document_upload(
+        collection=assignment, filename="prompt.txt", data=PROMPT.encode(), template=True,
+        enqueue=False,
+    )  # fmt: skip
+    services.document_process(document_id=template.id)
+    response = api.get(f"/api/documents/{template.id}/report/")
+    assert response.status_code == 409 and "template" in response.json()["detail"]
+
+
+def test_deleting_a_template_checks_the_collection_again_with_its_text(api, assignment):
+    template = services.document_upload(
+        collection=assignment, filename="prompt.txt", data=PROMPT.encode(), template=True,
+        enqueue=False,
+    )  # fmt: skip
+    services.document_process(document_id=template.id)
+    processed(assignment, "ann.txt", ANN.encode())
+    ben = processed(assignment, "ben.txt", BEN.encode())
+    assert all(start >= len(PROMPT) for start, _ in copied_ranges(ben))
+
+    assert api.delete(f"/api/documents/{template.id}/").status_code == 204
+    queued = Document.objects.filter(status=Document.Status.QUEUED).order_by("id")
+    assert list(queued.values_list("filename", flat=True)) == ["ann.txt", "ben.txt"]
+    for document in queued:  # what the worker does with the queued tasks
+        services.document_process(document_id=document.id)
+    ben.refresh_from_db()
+    assert copied_ranges(ben)[0][0] < len(PROMPT)  # the prompt counts again, for every pair
+
+
+def test_an_identical_copy_does_not_carry_the_template_into_its_passage(assignment):
+    """Borders extend word by word while both texts agree: over a template both hold, too.
+    The passage is cut at the template's sentences, on both sides."""
+    template = services.document_upload(
+        collection=assignment, filename="prompt.txt", data=PROMPT.encode(), template=True,
+        enqueue=False,
+    )  # fmt: skip
+    services.document_process(document_id=template.id)
+    ann = processed(assignment, "ann.txt", ANN.encode())
+    again = processed(assignment, "ann-again.txt", ANN.encode())
+    (source,) = selectors.report_get(document=again).sources
+    assert source.document == ann.id
+    assert all(p.start >= len(PROMPT) and p.source_start >= len(PROMPT) for p in source.passages)
+    assert source.passages[-1].end == len(ANN)
+    assert [(p.start, p.end) for p in source.passages] == [
+        (p.source_start, p.source_end) for p in source.passages
+    ]
+    again.refresh_from_db()
+    assert again.similarity < 1 - len(PROMPT) / len(ANN) + 0.01
