@@ -65,9 +65,10 @@ def cluster_list(*, run: DedupRun) -> list[ClusterView]:
     grouped: dict[int, list[MemberView]] = defaultdict(list)
     centres: dict[int, int] = {}
     rows = ClusterMember.objects.filter(run=run).values_list(
-        "cluster", "document_id", "document__filename", "relation", "score"
+        "cluster", "document_id", "document__folder", "document__filename", "relation", "score"
     )
-    for cluster, document, title, relation, score in rows:
+    for cluster, document, folder, filename, relation, score in rows:
+        title = f"{folder}/{filename}" if folder else filename  # two folders' student01.txt
         grouped[cluster].append(MemberView(document, title, relation, score))
         if relation == ClusterMember.Relation.CENTRE:
             centres[cluster] = document

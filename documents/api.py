@@ -292,6 +292,13 @@ class DocumentRecheckApi(APIView):
         return Response(DocumentStatusSerializer(document).data, status=status.HTTP_202_ACCEPTED)
 
 
+_NO_REPORT_YET = {
+    Document.Status.QUEUED: "The document is queued; no report yet.",
+    Document.Status.PROCESSING: "The document is being processed; no report yet.",
+    Document.Status.FAILED: "The document could not be processed (see its error): no report.",
+}
+
+
 class DocumentReportApi(APIView):
     @extend_schema(
         responses={200: ReportSerializer, 409: OpenApiResponse(description="Not processed yet")}
@@ -306,7 +313,7 @@ class DocumentReportApi(APIView):
         if document.status != Document.Status.DONE:
             return Response(
                 {
-                    "detail": f"The document is {document.status}; no report yet.",
+                    "detail": _NO_REPORT_YET[document.status],
                     "status": document.status,
                 },
                 status=status.HTTP_409_CONFLICT,

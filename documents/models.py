@@ -98,6 +98,11 @@ class Document(models.Model):
     def __str__(self) -> str:
         return self.filename
 
+    @property
+    def path(self) -> str:
+        """Folder and name: what tells two students' "essay.docx" apart."""
+        return f"{self.folder}/{self.filename}" if self.folder else self.filename
+
 
 class Match(models.Model):
     """What `document` shares with `source`: its passages and the share of `document` covered."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, F, Q, QuerySet
+from django.db.models.functions import Collate
 from django.shortcuts import get_object_or_404
 
 from detection import model_version
@@ -63,7 +64,8 @@ def archive_list(*, user: AbstractBaseUser, exclude: Collection | None = None) -
 DOCUMENT_ORDERS = {
     "uploaded": ("-created_at", "-id"),
     "similarity": (F("similarity").desc(nulls_last=True), "-id"),
-    "name": ("folder", "filename", "id"),
+    # Numbers by their value ("student2" before "student10"): migration 0017's collation.
+    "name": (Collate("folder", "natural_sort"), Collate("filename", "natural_sort"), "id"),
 }
 
 
@@ -78,13 +80,6 @@ def document_status_counts(*, collection: Collection) -> dict[str, int]:
     """How many of the collection's documents are in each status (every status listed)."""
     counts = dict(collection.documents.order_by().values_list("status").annotate(n=Count("id")))
     return {status: counts.get(status, 0) for status in Document.Status.values}
-
-
-def document_progress(*, collection: Collection, ids: list[int]) -> list[dict[str, object]]:
-    """Status and progress of the collection's documents among `ids` (one query)."""
-    return list(
-        collection.documents.filter(id__in=ids).order_by("id").values("id", "status", "progress")
-    )
 
 
 def document_get(*, user: AbstractBaseUser, document_id: int) -> Document:

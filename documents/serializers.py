@@ -79,6 +79,7 @@ class PassageSerializer(serializers.Serializer):
 class SourceSerializer(serializers.Serializer):
     document = serializers.IntegerField()
     title = serializers.CharField()
+    collection = serializers.CharField()
     similarity = serializers.FloatField()
     passages = PassageSerializer(many=True)
 

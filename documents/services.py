@@ -24,6 +24,7 @@ from detection import DetectionError, DocumentAnalysis, Passage, analyze, covera
 from detection.detector import detect_refined
 from documents import boilerplate, broker, selectors
 from documents.extraction import ArchiveMember, Boilerplate, ExtractionError, iter_archive
+from documents.extraction.errors import size_text
 from documents.models import Collection, Document, Match, MatchPassage
 from documents.pg_index import PostgresSentenceIndex
 from documents.reading import UnreadableFile, read_text
@@ -177,7 +178,8 @@ def document_upload(
         raise UploadError(f"{filename} is empty.")
     if len(data) > settings.MAX_UPLOAD_BYTES:
         raise UploadError(
-            f"{filename} is {len(data)} bytes; the limit is {settings.MAX_UPLOAD_BYTES} bytes."
+            f"{filename} is {size_text(len(data))}; the limit is "
+            f"{size_text(settings.MAX_UPLOAD_BYTES)}."
         )
     with transaction.atomic():
         _collection_open(collection)
@@ -204,7 +206,8 @@ def document_upload_batch(
         _template_allowed(collection)
     if len(data) > settings.MAX_UPLOAD_BYTES:
         raise UploadError(
-            f"{filename} is {len(data)} bytes; the limit is {settings.MAX_UPLOAD_BYTES} bytes."
+            f"{filename} is {size_text(len(data))}; the limit is "
+            f"{size_text(settings.MAX_UPLOAD_BYTES)}."
         )
     documents: list[Document] = []
     skipped: list[tuple[str, str]] = []

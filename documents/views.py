@@ -205,7 +205,7 @@ def _upload_one(
         collection=collection, filename=name, data=data, template=template
     )
     for path, reason in batch.skipped:
-        messages.warning(request, f"{name}: skipped {path} ({reason})")
+        messages.warning(request, f"{name}: skipped {path}: {reason}")
     return len(batch.documents)
 
 

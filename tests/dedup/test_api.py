@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 
 from dedup import services
 from dedup.models import DedupRun
+from documents.models import Document
 from tests.dedup.conftest import STORY_0, STORY_5
 
 pytestmark = pytest.mark.django_db
@@ -52,6 +53,7 @@ def test_an_unknown_method_is_a_400_listing_the_valid_ones(api, collection):
 
 def test_it_returns_the_clusters_of_a_run(owner, collection, add_pages):
     pages = add_pages(*STORY_0, STORY_5[0])
+    Document.objects.filter(id=pages[STORY_0[1]].id).update(folder="class-b")
     run = services.dedup_run_start(collection=collection, method="periods", user=owner)
     services.dedup_run_execute(run_id=run.id)
     client = APIClient()
@@ -71,7 +73,7 @@ def test_it_returns_the_clusters_of_a_run(owner, collection, add_pages):
     assert first["centre"] == a
     assert [(m["document"], m["title"], m["relation"]) for m in first["members"]] == [
         (a, "doc00001.txt", "centre"),
-        (b, "doc00002.txt", "duplicate"),
+        (b, "class-b/doc00002.txt", "duplicate"),  # the folder tells same names apart
     ]
     assert 0 < first["members"][1]["score"] < 1
     assert [m["document"] for m in other["members"]] == [pages[STORY_5[0]].id]

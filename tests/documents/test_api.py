@@ -73,7 +73,7 @@ def test_upload_over_the_size_limit_is_a_400(api, collection, settings):
     settings.MAX_UPLOAD_BYTES = 100
     response = post_file(api, collection.id, "big.txt", b"a" * 101)
     assert response.status_code == 400
-    assert "limit is 100 bytes" in response.json()["file"][0]
+    assert "the limit is 100 bytes" in response.json()["file"][0]
     assert not Document.objects.exists()
 
 
@@ -110,6 +110,7 @@ def test_report_lists_sources_with_offsets_into_the_texts(api, collection):
     assert 0 < report["similarity"] <= 1
     [entry] = report["sources"]
     assert (entry["document"], entry["title"]) == (source.id, "zh_source.txt")
+    assert entry["collection"] == collection.name
     [passage] = entry["passages"]
     assert set(passage) == {"start", "end", "source_start", "source_end", "score"}
     text = api.get(f"/api/documents/{suspicious.id}/text/").content.decode()

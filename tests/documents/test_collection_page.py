@@ -58,6 +58,13 @@ def test_documents_sort_by_similarity_and_name(client, owner, assignment, five):
     assert rows(page) == [d.id for d in five]
 
 
+def test_names_sort_by_their_numbers(client, owner, assignment):
+    made = {n: upload(assignment, f"student{n}.txt", b"An essay.").id for n in (10, 2, 1499, 1)}
+    client.force_login(owner)
+    page = client.get(f"/collections/{assignment.id}/", {"sort": "name"}).content.decode()
+    assert rows(page) == [made[n] for n in (1, 2, 10, 1499)]
+
+
 def test_one_request_reports_the_progress_of_many_documents(
     api, assignment, five, django_assert_num_queries
 ):

@@ -74,6 +74,8 @@ def test_the_page_filters_by_a_minimum_share(client, owner, collections):
     assert shown.count('<tr data-document="') == sum(p.strongest * 100 >= cut for p in everything)
     assert shown.count('<tr data-document="') == len(everything) - 1
     assert f'href="/documents/{d["copier"].id}/report/?source={d["water"].id}"' in shown
+    # The CSV keeps the page's filter exactly (30.4 is not rounded to 30).
+    assert f'href="?min={cut:.4f}'.rstrip("0") in shown
 
     assert client.get(f"/collections/{assignment.id}/pairs/", {"min": "lots"}).status_code == 200
     empty = client.get(f"/collections/{assignment.id}/pairs/", {"min": "100"}).content.decode()

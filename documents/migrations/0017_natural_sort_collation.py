@@ -1,0 +1,15 @@
+"""An ICU collation that orders digits by their number ("2.txt" before "10.txt"), for the
+collection page's sort by name (`selectors.DOCUMENT_ORDERS`). PostgreSQL's Debian packages are
+built with ICU."""
+
+from django.db import migrations
+
+CREATE = "CREATE COLLATION IF NOT EXISTS natural_sort (provider = icu, locale = 'und-u-kn-true')"
+
+
+class Migration(migrations.Migration):
+    dependencies = [("documents", "0016_document_indexed_xid")]
+
+    operations = [
+        migrations.RunSQL(sql=CREATE, reverse_sql="DROP COLLATION IF EXISTS natural_sort"),
+    ]
