@@ -140,4 +140,5 @@ resolve_ports() {
     export PGPORT REDIS_PORT PORTS_CHOSEN
 }
 
-resolve_ports
+# Child scripts inherit the exported ports as they are (a `stop` must not move them).
+if [ -z "${PGPORT:-}" ] || [ -z "${REDIS_PORT:-}" ]; then resolve_ports; fi
