@@ -25,6 +25,7 @@ from detection.detector import detect_refined
 from documents import boilerplate, broker, selectors
 from documents.extraction import ArchiveMember, Boilerplate, ExtractionError, iter_archive
 from documents.extraction.errors import size_text
+from documents.extraction.formats import resolve as resolve_format
 from documents.models import Collection, Document, Match, MatchPassage
 from documents.pg_index import PostgresSentenceIndex
 from documents.reading import UnreadableFile, read_text
@@ -181,6 +182,10 @@ def document_upload(
             f"{filename} is {size_text(len(data))}; the limit is "
             f"{size_text(settings.MAX_UPLOAD_BYTES)}."
         )
+    try:  # told now, as a ZIP batch tells its members, not as a failed document later
+        resolve_format(filename, data)
+    except ExtractionError as error:
+        raise UploadError(f"{filename}: {error}.") from error
     with transaction.atomic():
         _collection_open(collection)
         document = Document(
@@ -239,8 +244,8 @@ def _reason(text: str, path: str = "") -> str:
     -> "not a document (.exe)"."""
     text = text.removesuffix(": skipped")
     name = posixpath.basename(path)
-    if name and text.startswith(name + " "):
-        text = text[len(name) + 1 :]
+    if name and text.startswith((name + " ", name + ": ")):
+        text = text[len(name) + 1 :].lstrip()
         text = text.removeprefix("is ").rstrip(".")
     return text
 

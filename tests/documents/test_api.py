@@ -158,8 +158,20 @@ def test_a_zip_upload_returns_every_document_and_what_was_skipped(api, collectio
     assert [s["path"] for s in body["skipped"]] == ["week1/b.exe"]
 
 
+def test_a_file_that_is_no_document_is_refused_at_upload(api, collection):
+    """As a ZIP batch skips such members at once, not as a failed document later."""
+    for name, data, reason in [
+        ("tool.exe", b"MZ\x90\x00", "unsupported file type: .exe"),
+        ("scan.pdf", b"not a pdf at all", "not a real .pdf file: its content is plain text"),
+    ]:
+        response = post_file(api, collection.id, name, data)
+        assert response.status_code == 400
+        assert response.json()["file"][0].startswith(f"{name}: ") and reason in response.text
+    assert not Document.objects.exists()
+
+
 def test_an_unreadable_file_fails_with_the_extraction_reason(api, collection):
-    document = processed(collection, "scan.pdf", b"not a pdf at all")
+    document = processed(collection, "scan.pdf", b"%PDF-1.4\n garbage without objects")
     body = api.get(f"/api/documents/{document.id}/").json()
     assert body["status"] == "failed"
     assert "scan.pdf" in body["error"] and "pdf" in body["error"].lower()
