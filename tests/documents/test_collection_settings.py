@@ -17,11 +17,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def archive(owner):
-    return services.collection_create(owner=owner, name="Published", kind="archive")
-
-
-@pytest.fixture
 def deletions(monkeypatch, django_capture_on_commit_callbacks):
     return CapturedTasks(
         monkeypatch,

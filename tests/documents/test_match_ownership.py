@@ -7,26 +7,10 @@ from __future__ import annotations
 import pytest
 
 from documents import selectors, services
-from documents import tasks as document_tasks
 from documents.models import Document, Match
-from tests.documents.factories import WATER, WATER_COPIED, CapturedTasks, processed, upload
+from tests.documents.factories import WATER, WATER_COPIED, processed, upload
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def archive(owner):
-    return services.collection_create(owner=owner, name="Published", kind="archive")
-
-
-@pytest.fixture
-def worker(monkeypatch, django_capture_on_commit_callbacks):
-    return CapturedTasks(
-        monkeypatch,
-        django_capture_on_commit_callbacks,
-        document_tasks.document_process_task,
-        lambda document_id: services.document_process(document_id=document_id),
-    )
 
 
 def sources_of(document: Document) -> list[int]:

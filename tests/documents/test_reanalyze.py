@@ -12,21 +12,11 @@ from django.db import connection
 from documents import selectors, services
 from documents import tasks as document_tasks
 from documents.models import Document
-from tests.documents.factories import WATER, WATER_COPIED, CapturedTasks, processed, upload
+from tests.documents.factories import WATER, WATER_COPIED, processed, upload
 
 pytestmark = pytest.mark.django_db
 
 OLDER = "lis0;an-earlier-release"
-
-
-@pytest.fixture
-def worker(monkeypatch, django_capture_on_commit_callbacks):
-    return CapturedTasks(
-        monkeypatch,
-        django_capture_on_commit_callbacks,
-        document_tasks.document_process_task,
-        lambda document_id: services.document_process(document_id=document_id),
-    )
 
 
 def as_older_model(document: Document) -> None:

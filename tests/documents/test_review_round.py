@@ -16,11 +16,6 @@ from tests.documents.factories import WATER, WATER_COPIED, processed, upload
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def archive(owner):
-    return services.collection_create(owner=owner, name="Published", kind="archive")
-
-
 def test_originals_are_not_served_from_media_but_downloaded_by_their_owner(
     client, browser, stranger, assignment
 ):

@@ -19,6 +19,21 @@ ANN = PROMPT + "\n\nMy town was founded by fishermen who came from the north. " 
 BEN = PROMPT + "\n\nThe old mill burned down in the winter of the great storm. " + WATER
 
 
+def stored_template(collection):
+    """The prompt uploaded as a template, not processed yet."""
+    return services.document_upload(
+        collection=collection, filename="prompt.txt", data=PROMPT.encode(), template=True,
+        enqueue=False,
+    )  # fmt: skip
+
+
+def read_template(collection):
+    """The prompt uploaded as a template and processed, as the worker would."""
+    template = stored_template(collection)
+    services.document_process(document_id=template.id)
+    return template
+
+
 def copied_ranges(document):
     """The (start, end) ranges of the document copied from its peer, as the report shows."""
     (source,) = selectors.report_get(document=document).sources
@@ -32,11 +47,7 @@ def test_without_a_template_the_prompt_counts_as_copied(assignment):
 
 
 def test_a_template_keeps_the_prompt_out_and_the_real_copy_in(assignment):
-    template = services.document_upload(
-        collection=assignment, filename="prompt.txt", data=PROMPT.encode(), template=True,
-        enqueue=False,
-    )  # fmt: skip
-    services.document_process(document_id=template.id)
+    template = read_template(assignment)
     processed(assignment, "ann.txt", ANN.encode())
     ben = processed(assignment, "ben.txt", BEN.encode())
     ranges = copied_ranges(ben)
@@ -68,11 +79,7 @@ def test_a_template_uploaded_later_gets_the_reports_checked_again_without_it(ass
     processed(assignment, "ann.txt", ANN.encode())
     ben = processed(assignment, "ben.txt", BEN.encode())
     assert copied_ranges(ben)[0][0] < len(PROMPT)  # the prompt counted, for now
-    template = services.document_upload(
-        collection=assignment, filename="prompt.txt", data=PROMPT.encode(), template=True,
-        enqueue=False,
-    )  # fmt: skip
-    services.document_process(document_id=template.id)
+    read_template(assignment)
     queued = Document.objects.filter(collection=assignment, status=Document.Status.QUEUED)
     assert sorted(queued.values_list("filename", flat=True)) == ["ann.txt", "ben.txt"]
     for document in queued.order_by("id"):  # what the worker does with the queued tasks
@@ -82,11 +89,7 @@ def test_a_template_uploaded_later_gets_the_reports_checked_again_without_it(ass
 
 
 def test_a_template_has_no_report_page(browser, assignment):
-    template = services.document_upload(
-        collection=assignment, filename="prompt.txt", data=PROMPT.encode(), template=True,
-        enqueue=False,
-    )  # fmt: skip
-    services.document_process(document_id=template.id)
+    template = read_template(assignment)
     response = browser.get(f"/documents/{template.id}/report/", follow=True)
     assert b"has no report: it is a template" in response.content
 
@@ -121,10 +124,7 @@ def test_a_document_processing_while_a_template_is_read_is_queued_again(
     monkeypatch.setattr(document_tasks.document_process_task, "delay", queued.append)
     processed(assignment, "ann.txt", ANN.encode())
     ben = upload(assignment, "ben.txt", BEN.encode())
-    template = services.document_upload(
-        collection=assignment, filename="prompt.txt", data=PROMPT.encode(), template=True,
-        enqueue=False,
-    )  # fmt: skip
+    template = stored_template(assignment)
     detect = services._detect
 
     def template_finishes_meanwhile(document, text, analysis):
@@ -173,21 +173,13 @@ def test_an_archive_takes_no_templates(owner, api):
 
 
 def test_a_template_has_no_report_in_the_api_either(api, assignment):
-    template = services.document_upload(
-        collection=assignment, filename="prompt.txt", data=PROMPT.encode(), template=True,
-        enqueue=False,
-    )  # fmt: skip
-    services.document_process(document_id=template.id)
+    template = read_template(assignment)
     response = api.get(f"/api/documents/{template.id}/report/")
     assert response.status_code == 409 and "template" in response.json()["detail"]
 
 
 def test_deleting_a_template_checks_the_collection_again_with_its_text(api, assignment):
-    template = services.document_upload(
-        collection=assignment, filename="prompt.txt", data=PROMPT.encode(), template=True,
-        enqueue=False,
-    )  # fmt: skip
-    services.document_process(document_id=template.id)
+    template = read_template(assignment)
     processed(assignment, "ann.txt", ANN.encode())
     ben = processed(assignment, "ben.txt", BEN.encode())
     assert all(start >= len(PROMPT) for start, _ in copied_ranges(ben))
@@ -204,11 +196,7 @@ def test_deleting_a_template_checks_the_collection_again_with_its_text(api, assi
 def test_an_identical_copy_does_not_carry_the_template_into_its_passage(assignment):
     """Borders extend word by word while both texts agree: over a template both hold, too.
     The passage is cut at the template's sentences, on both sides."""
-    template = services.document_upload(
-        collection=assignment, filename="prompt.txt", data=PROMPT.encode(), template=True,
-        enqueue=False,
-    )  # fmt: skip
-    services.document_process(document_id=template.id)
+    read_template(assignment)
     ann = processed(assignment, "ann.txt", ANN.encode())
     again = processed(assignment, "ann-again.txt", ANN.encode())
     (source,) = selectors.report_get(document=again).sources
