@@ -4,7 +4,17 @@ built with ICU."""
 
 from django.db import migrations
 
-CREATE = "CREATE COLLATION IF NOT EXISTS natural_sort (provider = icu, locale = 'und-u-kn-true')"
+# A server built without ICU gets a plain copy of "C" under the same name: names then sort as
+# text ("10" before "2"), and nothing else changes.
+CREATE = """
+DO $$
+BEGIN
+    CREATE COLLATION IF NOT EXISTS natural_sort (provider = icu, locale = 'und-u-kn-true');
+EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN
+    CREATE COLLATION IF NOT EXISTS natural_sort FROM "C";
+END
+$$
+"""
 
 
 class Migration(migrations.Migration):
