@@ -30,6 +30,7 @@ so adding an analysis of another version raises and lookups only return document
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 
@@ -122,8 +123,10 @@ class PostgresSentenceIndex:
         )  # the lookup's binary parameter, built once
         self._collections = None if collections is None else sorted(set(collections))
         # The features a scoped lookup left out for being in more than max_df documents of
-        # the scope (the pipeline tells the user how much of the text that concerned).
+        # the scope (the pipeline tells the user how much of the text that concerned), and
+        # for each document of the scope holding some of them, how many postings it held.
         self.too_common = np.empty(0, np.int64)
+        self.too_common_holders: Counter[int] = Counter()
 
     # --- writes -------------------------------------------------------------------------
 
@@ -216,7 +219,13 @@ class PostgresSentenceIndex:
         guard = max(max_df, GUARD_DF_FLOOR, int(DEFAULT_CONFIG.max_df_fraction * self._count()))
         found = self._fetch(features, guard)
         common = common_within(found, max_df)
-        self.too_common = np.union1d(self.too_common, common)
+        if len(common):
+            self.too_common = np.union1d(self.too_common, common)
+            holders = unpack_refs(found.refs[np.isin(found.features, common)])[0]
+            documents, counts = np.unique(holders, return_counts=True)
+            self.too_common_holders.update(
+                dict(zip(documents.tolist(), counts.tolist(), strict=True))
+            )
         return _without(found, common)
 
     @property

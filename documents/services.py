@@ -10,7 +10,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
@@ -36,6 +35,10 @@ logger = logging.getLogger(__name__)
 
 class UploadError(ValueError):
     """The upload is refused; the message tells the user why."""
+
+
+# How many of the documents holding a too-common passage a warning names.
+COMMON_NAMED = 5
 
 
 class TemplateError(UploadError):
@@ -535,7 +538,7 @@ def _detect(
     passages = detect_refined(text, query, recorder, SourceTexts(recorder), exclude=excluded)
     if given:
         passages = _outside(passages, _given_ranges(text, analysis, given), text)
-    return passages, _common_note(query, scoped.too_common)
+    return passages, _common_note(document.id, query, scoped)
 
 
 def _given_ranges(text: str, analysis: DocumentAnalysis, given: set[int]) -> list[tuple[int, int]]:
@@ -578,20 +581,28 @@ def _outside(
     return [p for p in pieces if any(ch.isalnum() for ch in text[p.start : p.end])]
 
 
-def _common_note(analysis: DocumentAnalysis, too_common: np.ndarray) -> list[str]:
-    """Say how many sentences share text with too many documents of the scope to count."""
-    if not len(too_common):
+def _common_note(
+    document_id: int, analysis: DocumentAnalysis, scoped: PostgresSentenceIndex
+) -> list[str]:
+    """Say how many sentences share text with too many documents of the scope to count, and
+    which documents hold most of it (many students copying one source look like this too)."""
+    if not len(scoped.too_common):
         return []
-    common = set(too_common.tolist())
+    common = set(scoped.too_common.tolist())
     affected = sum(1 for s in analysis.sentences if common.intersection(s.features))
     if not affected:
         return []
-    return [
+    note = (
         f"{affected} sentence(s) share wording with more than 1 % (at least 50) of the "
         "documents of this collection and its archives; wording that common is treated as a "
-        "stock phrase and not counted as copied. If it was given to every student, upload it "
-        "as a template."
-    ]
+        "stock phrase and not counted as copied."
+    )
+    holders = [d for d, _ in scoped.too_common_holders.most_common() if d != document_id]
+    if holders:
+        named = {d.id: d.path for d in Document.objects.filter(id__in=holders[:COMMON_NAMED])}
+        names = ", ".join(named[d] for d in holders[:COMMON_NAMED] if d in named)
+        note += f" {len(holders)} other documents hold it, most of all: {names}."
+    return [note + " If it was given to every student, upload it as a template."]
 
 
 @functools.lru_cache(maxsize=64)
