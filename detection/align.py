@@ -161,6 +161,9 @@ class Alignment:
     source_head: Border
     query_tail: Border
     source_tail: Border
+    # Made of weak pairs only (`SentencePair.strong`): one-feature sentences sharing their
+    # opening chain. Where the texts are at hand (`detection.refine`) it must show copied words.
+    weak: bool = False
 
 
 def _best_pairs(pairs: Sequence[SentencePair]) -> list[SentencePair]:
@@ -203,6 +206,7 @@ def _alignment(
         Border(source[first_s.source], span(first_s)),
         Border(span(last_q), source[last_q.source]),
         Border(source[last_s.source], span(last_s)),
+        weak=not any(p.strong for p in best),
     )
 
 
@@ -223,6 +227,7 @@ def _merged(a: Alignment, b: Alignment) -> Alignment:
         a.source_head if p.source_start <= q.source_start else b.source_head,
         a.query_tail if p.end >= q.end else b.query_tail,
         a.source_tail if p.source_end >= q.source_end else b.source_tail,
+        weak=a.weak and b.weak,
     )
 
 

@@ -182,11 +182,19 @@ def refine_alignments(
 ) -> list[Passage]:
     """Passages with word-exact borders (a side stays unchanged where no anchor is found),
     joined where they continue each other within ``join_chars`` characters; refined
-    passages shorter than ``min_chars`` are dropped."""
-    refined = [
-        _refined(item, query, sources[item.passage.source])
-        if item.passage.source in sources
-        else item.passage
-        for item in alignments
-    ]
+    passages shorter than ``min_chars`` are dropped, and so are weak alignments whose words
+    do not agree (`_copies_words`)."""
+    refined = []
+    for item in alignments:
+        source = sources.get(item.passage.source)
+        if source is None:
+            refined.append(item.passage)
+        elif not item.weak or _copies_words(item, query, source):
+            refined.append(_refined(item, query, source))
     return _longest_per_region(join_adjacent(refined, join_chars), min_chars)
+
+
+def _copies_words(item: Alignment, query: WordView, source: WordView) -> bool:
+    """Whether a weak alignment's first query sentence shares a word trigram with its partner:
+    two sentences with nothing but their opening chain in common ("只是由于…") do not."""
+    return _anchor(query, source, item.query_head, head=True) is not None

@@ -42,12 +42,18 @@ __all__ = ["SentencePair", "similarity", "copied_pairs"]
 
 
 class SentencePair(NamedTuple):
-    """Query sentence ``query`` copies sentence ``source`` of document ``document``."""
+    """Query sentence ``query`` copies sentence ``source`` of document ``document``.
+
+    ``strong`` is False for two one-feature sentences sharing it: the feature of a sentence
+    without any antecedent is only its opening chain (two words), which unrelated sentences
+    share ("只是由于…"): such a pair may extend a passage but is no passage on its own.
+    """
 
     document: int
     query: int
     source: int
     score: float
+    strong: bool = True
 
 
 def similarity(shared: int, size_a: int, size_b: int, measure: SimilarityMeasure) -> float:
@@ -87,12 +93,13 @@ def copied_pairs(
     documents, sources, source_sizes = unpack_refs(refs)
     scores = _scores(shared, sizes[owners], source_sizes, config)
     kept = np.flatnonzero(scores >= 0)
+    strong = shared[kept] >= config.min_shared
     numbers = [s.index for s in sentences]
     return [
-        SentencePair(document, numbers[owner], source, score)
-        for document, owner, source, score in zip(
+        SentencePair(document, numbers[owner], source, score, firm)
+        for document, owner, source, score, firm in zip(
             documents[kept].tolist(), owners[kept].tolist(), sources[kept].tolist(),
-            scores[kept].tolist(), strict=True,
+            scores[kept].tolist(), strong.tolist(), strict=True,
         )
     ]  # fmt: skip
 

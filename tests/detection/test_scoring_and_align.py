@@ -209,7 +209,8 @@ def reference_pairs(analysis, index, exclude, config):
                 if shared / smaller < config.containment_threshold:
                     continue
                 score = config.sentence_threshold
-            pairs.append(SentencePair(doc, sentence.index, source, score))
+            strong = shared >= config.min_shared  # not only a shared one-feature opening
+            pairs.append(SentencePair(doc, sentence.index, source, score, strong))
     return sorted(pairs, key=lambda p: (p.query, p.document, p.source))
 
 
