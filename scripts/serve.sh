@@ -12,7 +12,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 # shellcheck source=scripts/children.sh
 source "$(dirname "${BASH_SOURCE[0]}")/children.sh"
 
-BIND="${BIND:-127.0.0.1:8000}"
+# WEB_PORT, as `make run` takes it, when no full BIND address is given.
+BIND="${BIND:-127.0.0.1:${WEB_PORT:-8000}}"
 WEB_WORKERS="${WEB_WORKERS:-2}"
 WEB_THREADS="${WEB_THREADS:-4}"
 # gthread workers: a request may take longer than this (a 20 MB ZIP over a slow line); the

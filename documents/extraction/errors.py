@@ -53,5 +53,7 @@ def size_text(size: int) -> str:
     """A byte count as people read it: "30 MB", "20.5 MB", "12 KB", "300 bytes"."""
     for unit, scale in (("MB", 1024 * 1024), ("KB", 1024)):
         if size >= scale:
-            return f"{size / scale:.1f}".removesuffix(".0") + f" {unit}"
+            # Two decimals where one would round a size over a limit down to it ("20 MB").
+            digits = 1 if size % (scale // 10) == 0 else 2
+            return f"{size / scale:.{digits}f}".rstrip("0").removesuffix(".") + f" {unit}"
     return f"{size} bytes"
