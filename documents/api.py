@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from django.db.models import QuerySet
 from django.http import HttpResponse
@@ -12,6 +13,7 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from documents import selectors, services
@@ -31,6 +33,46 @@ from documents.serializers import (
     PairSerializer,
     ReportSerializer,
 )
+
+
+class DocumentPages(LimitOffsetPagination):
+    """Pages only when asked (`?limit=` or `?offset=`); without either the whole list, as
+    before pages existed. An offset alone gets pages of `max_limit`."""
+
+    max_limit = 1000
+
+    def get_limit(self, request: Request) -> int | None:
+        limit = super().get_limit(request)
+        if limit is None and self.offset_query_param in request.query_params:
+            return self.max_limit
+        return limit
+
+
+_NUMBER = re.compile(r"[0-9]{1,9}")
+_PAGE_PARAMETERS = [
+    OpenApiParameter("limit", int, description="page size (then the answer is a page)"),
+    OpenApiParameter("offset", int, description="items to skip (pages of 1000 without limit)"),
+]
+
+
+def _listed(
+    request: Request, view: APIView, items: Sequence[object], serializer: type[Serializer]
+) -> Response:
+    """All `items`, or with `limit`/`offset` one page `{"count", "next", "previous",
+    "results"}`; a limit or offset that is not a number is a 400."""
+    for name in ("limit", "offset"):
+        value = request.query_params.get(name)
+        valid = value is None or (_NUMBER.fullmatch(value) and (name == "offset" or int(value)))
+        if not valid:
+            kind = "positive" if name == "limit" else "whole"
+            return Response(
+                {name: [f"{name} must be a {kind} number."]}, status=status.HTTP_400_BAD_REQUEST
+            )
+    pages = DocumentPages()
+    page = pages.paginate_queryset(items, request, view=view)
+    if page is None:
+        return Response(serializer(items, many=True).data)
+    return pages.get_paginated_response(serializer(page, many=True).data)
 
 
 class CollectionListApi(APIView):
@@ -99,7 +141,8 @@ class CollectionPairsApi(APIView):
         parameters=[
             OpenApiParameter(
                 "min", float, description="keep pairs where at least this % of one side is shared"
-            )
+            ),
+            *_PAGE_PARAMETERS,
         ],
         responses=PairSerializer(many=True),
     )
@@ -120,23 +163,10 @@ class CollectionPairsApi(APIView):
                 status=status.HTTP_400_BAD_REQUEST,
             )
         pairs = selectors.collection_pairs(collection=collection, minimum=minimum / 100)
-        return Response(PairSerializer(pairs, many=True).data)
+        return _listed(request, self, pairs, PairSerializer)
 
 
 MAX_PROGRESS_IDS = 500
-
-
-class DocumentPages(LimitOffsetPagination):
-    """Pages only when asked (`?limit=` or `?offset=`); without either the whole list, as
-    before pages existed. An offset alone gets pages of `max_limit`."""
-
-    max_limit = 1000
-
-    def get_limit(self, request: Request) -> int | None:
-        limit = super().get_limit(request)
-        if limit is None and self.offset_query_param in request.query_params:
-            return self.max_limit
-        return limit
 
 
 class CollectionProgressApi(APIView):
@@ -186,38 +216,19 @@ def _progress_rows(collection: Collection, ids: list[int]) -> QuerySet[Document]
 
 
 # Page size and offset: ASCII digits only (str.isdigit accepts '²', which int() refuses).
-_NUMBER = re.compile(r"[0-9]{1,9}")
-
-
 class CollectionDocumentsApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("limit", int, description="page size (then the answer is a page)"),
-            OpenApiParameter("offset", int, description="documents to skip"),
-        ],
+        parameters=_PAGE_PARAMETERS,
         responses=DocumentSummarySerializer(many=True),
     )
     def get(self, request: Request, collection_id: int) -> Response:
         """The collection's documents, newest first: all of them, or with `limit` (and
         `offset`) one page `{"count", "next", "previous", "results"}`."""
         collection = selectors.collection_get(user=request.user, collection_id=collection_id)
-        for name in ("limit", "offset"):
-            value = request.query_params.get(name)
-            valid = value is None or (_NUMBER.fullmatch(value) and (name == "offset" or int(value)))
-            if not valid:
-                kind = "positive" if name == "limit" else "whole"
-                return Response(
-                    {name: [f"{name} must be a {kind} number."]},
-                    status=status.HTTP_400_BAD_REQUEST,
-                )
         documents = selectors.document_list(collection=collection)
-        pages = DocumentPages()
-        page = pages.paginate_queryset(documents, request, view=self)
-        if page is None:
-            return Response(DocumentSummarySerializer(documents, many=True).data)
-        return pages.get_paginated_response(DocumentSummarySerializer(page, many=True).data)
+        return _listed(request, self, documents, DocumentSummarySerializer)
 
     @extend_schema(request=DocumentUploadSerializer, responses={201: DocumentCreatedSerializer})
     def post(self, request: Request, collection_id: int) -> Response:

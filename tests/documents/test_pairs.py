@@ -164,3 +164,26 @@ def test_an_archives_pairs_link_to_the_copiers_report(client, owner, collections
     ]
     report = client.get(wanted).content.decode()
     assert "No copied passages were found" not in report
+
+
+def test_the_pairs_come_in_pages_and_the_csv_holds_them_all(
+    client, api, owner, collections, monkeypatch
+):
+    from documents import views
+
+    assignment, _, _ = collections
+    monkeypatch.setattr(views, "PAIRS_PER_PAGE", 2)
+    everything = selectors.collection_pairs(collection=assignment)
+    assert len(everything) == 3
+    client.force_login(owner)
+    first = client.get(f"/collections/{assignment.id}/pairs/").content.decode()
+    assert first.count('<tr data-document="') == 2 and "page 1 of 2 (3 pairs" in first
+    second = client.get(f"/collections/{assignment.id}/pairs/", {"page": 2}).content.decode()
+    assert second.count('<tr data-document="') == 1 and 'rel="prev"' in second
+    csv_text = client.get(f"/collections/{assignment.id}/pairs/", {"format": "csv"}).content
+    assert len(list(csv.reader(io.StringIO(csv_text.decode("utf-8-sig"))))) == 1 + 3
+    page = api.get(f"/api/collections/{assignment.id}/pairs/", {"limit": 2, "offset": 2}).json()
+    assert page["count"] == 3 and [p["document"] for p in page["results"]] == [
+        everything[2].document
+    ]
+    assert api.get(f"/api/collections/{assignment.id}/pairs/", {"limit": "x"}).status_code == 400
