@@ -124,16 +124,28 @@ class CollectionDetailApi(APIView):
 
 
 class CollectionArchivesApi(APIView):
+    @extend_schema(responses=ArchivesSerializer)
+    def get(self, request: Request, collection_id: int) -> Response:
+        """`{"archives": [ids chosen], "all": bool}`: with `all`, none is chosen and every
+        archive of the owner is checked; without it only `archives` (none left: none)."""
+        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        return Response(_archives_body(collection))
+
     @extend_schema(request=ArchivesSerializer, responses=ArchivesSerializer)
     def put(self, request: Request, collection_id: int) -> Response:
+        """Choose the archives (an empty list: all of them)."""
         collection = selectors.collection_get(user=request.user, collection_id=collection_id)
         data = ArchivesSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         services.collection_archives_set(
             collection=collection, archive_ids=data.validated_data["archives"]
         )
-        chosen = list(collection.archives.order_by("id").values_list("id", flat=True))
-        return Response({"archives": chosen})
+        return Response(_archives_body(collection))
+
+
+def _archives_body(collection: Collection) -> dict[str, object]:
+    chosen = collection.archives.filter(deleting=False).order_by("id")
+    return {"archives": list(chosen.values_list("id", flat=True)), "all": collection.all_archives}
 
 
 class CollectionPairsApi(APIView):

@@ -21,8 +21,11 @@ class Collection(models.Model):
     )
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.ASSIGNMENT)
-    # Archives this collection is checked against; empty means "all archives of the owner".
+    # Archives this collection is checked against. None chosen (`all_archives`): every archive
+    # of the owner. Once archives are chosen, losing them (deleted, or turned into assignments)
+    # leaves none to check against, never silently all of them.
     archives = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="+")
+    all_archives = models.BooleanField(default=True, db_default=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # Set when its owner deletes it: hidden at once, removed with its documents by a task.
     deleting = models.BooleanField(default=False)

@@ -104,12 +104,11 @@ def collection_scope(*, collection: Collection) -> list[int]:
     against a later archive, the original would list its own copy as its source)."""
     if collection.kind == Collection.Kind.ARCHIVE:
         return [collection.id]
-    archives = list(collection.archives.filter(deleting=False).values_list("id", flat=True))
-    if not archives:
-        archives = list(
-            archive_list(user=collection.owner, exclude=collection).values_list("id", flat=True)
-        )
-    return [collection.id, *archives]
+    if collection.all_archives:
+        archives = archive_list(user=collection.owner, exclude=collection)
+    else:  # the chosen ones still there, maybe none
+        archives = collection.archives.filter(kind=Collection.Kind.ARCHIVE, deleting=False)
+    return [collection.id, *archives.values_list("id", flat=True)]
 
 
 def current_model_version() -> str:

@@ -24,6 +24,7 @@ class CollectionSerializer(serializers.Serializer):
 
 class ArchivesSerializer(serializers.Serializer):
     archives = serializers.ListField(child=serializers.IntegerField(), allow_empty=True)
+    all = serializers.BooleanField(read_only=True)
 
 
 class DocumentUploadSerializer(serializers.Serializer):

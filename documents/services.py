@@ -155,7 +155,10 @@ def collection_archives_set(*, collection: Collection, archive_ids: Iterable[int
     allowed = Collection.objects.filter(
         owner=collection.owner, kind=Collection.Kind.ARCHIVE, id__in=list(archive_ids)
     ).exclude(id=collection.id)
-    collection.archives.set(allowed)
+    with transaction.atomic():
+        collection.archives.set(allowed)
+        collection.all_archives = not collection.archives.exists()
+        collection.save(update_fields=["all_archives"])
 
 
 # --- documents ------------------------------------------------------------------------------

@@ -191,5 +191,5 @@ def test_it_sets_the_archives_to_check_against(api, owner, stranger, collection)
     theirs = services.collection_create(owner=stranger, name="X", kind="archive")
     url = f"/api/collections/{collection.id}/archives/"
     response = api.put(url, {"archives": [mine.id, theirs.id, collection.id]}, format="json")
-    assert response.json() == {"archives": [mine.id]}
+    assert response.json() == {"archives": [mine.id], "all": False}
     assert api.put(url, {"archives": "x"}, format="json").status_code == 400

@@ -55,6 +55,34 @@ def test_an_archive_turned_assignment_leaves_the_archive_selections(owner, assig
     assert list(assignment.archives.all()) == [archive]
 
 
+def test_losing_the_chosen_archives_checks_against_none_not_all(
+    client, api, owner, assignment, archive
+):
+    """A class checked against one archive must not be widened to every archive (other
+    classes' work) when that archive is turned into an assignment or deleted."""
+    other = services.collection_create(owner=owner, name="Another class", kind="archive")
+    assert set(selectors.collection_scope(collection=assignment)) == {
+        assignment.id,
+        archive.id,
+        other.id,
+    }  # fmt: skip  (none chosen: all)
+    services.collection_archives_set(collection=assignment, archive_ids=[archive.id])
+    assert selectors.collection_scope(collection=assignment) == [assignment.id, archive.id]
+    services.collection_update(collection=archive, name=archive.name, kind="assignment")
+    assignment.refresh_from_db()
+    assert selectors.collection_scope(collection=assignment) == [assignment.id]
+    assert api.get(f"/api/collections/{assignment.id}/archives/").json() == {
+        "archives": [], "all": False,
+    }  # fmt: skip
+    client.force_login(owner)
+    page = client.get(f"/collections/{assignment.id}/").content.decode()
+    assert 'id="archives-gone"' in page
+    answer = api.put(f"/api/collections/{assignment.id}/archives/", {"archives": []}, format="json")
+    assert answer.json() == {"archives": [], "all": True}  # saved with none: all again
+    assignment.refresh_from_db()
+    assert set(selectors.collection_scope(collection=assignment)) == {assignment.id, other.id}
+
+
 def test_an_assignment_turned_archive_is_searched_by_the_next_documents(owner, assignment):
     last_year = services.collection_create(owner=owner, name="Essay 1 (2025)")
     source = processed(last_year, "water.txt", WATER.encode())
