@@ -29,15 +29,20 @@ _PRIORITY_SEPARATOR = "\x06\x16"
 
 def waiting_document_ids(queue: str | None = None, unacked_key: str = UNACKED) -> set[int] | None:
     """Ids of the documents with a `documents.process` message in `queue` (default: the
-    documents queue) or delivered and not acknowledged; None when the broker cannot be read
-    or holds a message this module does not understand (then the caller assumes nothing)."""
+    documents queue and its bulk queue) or delivered and not acknowledged; None when the
+    broker cannot be read or holds a message this module does not understand (then the
+    caller assumes nothing)."""
     from config.celery import app
 
-    queue = queue or settings.DOCUMENTS_QUEUE
+    queues = [queue] if queue else [settings.DOCUMENTS_QUEUE, settings.DOCUMENTS_BULK_QUEUE]
     try:
         with app.connection_for_read() as connection:
             client = connection.default_channel.client
-            keys = [queue, *client.keys(f"{queue}{_PRIORITY_SEPARATOR}*")]
+            keys = [
+                key
+                for name in queues
+                for key in (name, *client.keys(f"{name}{_PRIORITY_SEPARATOR}*"))
+            ]
             raw = [message for key in keys for message in client.lrange(key, 0, -1)]
             unacked = [json.loads(value)[0] for value in client.hvals(unacked_key)]
         return _document_ids([json.loads(message) for message in raw] + unacked)

@@ -434,7 +434,7 @@ def documents_reanalyze(*, documents: QuerySet[Document], collection_id: int | N
         Document.objects.filter(id__in=ids).update(
             status=Document.Status.QUEUED, progress=0, error=""
         )
-        transaction.on_commit(lambda: _enqueue_ids(ids))
+        transaction.on_commit(lambda: _enqueue_ids(ids, bulk=True))
     return len(ids)
 
 
@@ -461,11 +461,13 @@ def documents_resume() -> int:
     return len(ids)
 
 
-def _enqueue_ids(ids: Sequence[int]) -> None:
+def _enqueue_ids(ids: Sequence[int], *, bulk: bool = False) -> None:
+    """Queue the documents' processing; `bulk` work waits behind uploads and single checks."""
     from documents.tasks import document_process_task
 
+    queue = settings.DOCUMENTS_BULK_QUEUE if bulk else settings.DOCUMENTS_QUEUE
     for document_id in ids:
-        document_process_task.delay(document_id)
+        document_process_task.apply_async((document_id,), queue=queue)
 
 
 def document_process(*, document_id: int) -> None:

@@ -115,7 +115,8 @@ def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),
     }
     command = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo"]
-    command += ["-Q", settings.DOCUMENTS_QUEUE, "-n", f"pytest-{os.getpid()}@%h", "--loglevel=INFO"]
+    queues = f"{settings.DOCUMENTS_QUEUE},{settings.DOCUMENTS_BULK_QUEUE}"
+    command += ["-Q", queues, "-n", f"pytest-{os.getpid()}@%h", "--loglevel=INFO"]
     with open(log, "wb") as output:
         worker = subprocess.Popen(command, cwd=REPO, env=env, stdout=output, stderr=output)
     try:

@@ -4,6 +4,8 @@ their own, so a development worker listening on the default database never steal
 import os
 from pathlib import Path
 
+from kombu import Queue
+
 from config.settings.base import *  # noqa: F403
 from config.settings.base import BASE_DIR, DATABASES, DEFAULT_BROKER_URL
 
@@ -25,8 +27,10 @@ CELERY_BROKER_URL = _test_broker_url()
 # A queue of this test session's own (the worker it starts gets the name through the env),
 # so two test sessions on one machine never take each other's tasks.
 DOCUMENTS_QUEUE = os.environ.get("TEST_CELERY_QUEUE") or f"documents-test-{os.getpid()}"
+DOCUMENTS_BULK_QUEUE = f"{DOCUMENTS_QUEUE}-bulk"
 CELERY_TASK_DEFAULT_QUEUE = DOCUMENTS_QUEUE
 CELERY_TASK_ROUTES = {"documents.*": {"queue": DOCUMENTS_QUEUE}}
+CELERY_TASK_QUEUES = (Queue(DOCUMENTS_QUEUE), Queue(DOCUMENTS_BULK_QUEUE))
 
 # pytest-django creates `test_<NAME>`; TEST_DATABASE_NAME picks another name so concurrent
 # sessions (several checkouts, several engineers) do not drop each other's test database.

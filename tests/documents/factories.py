@@ -63,6 +63,8 @@ class CapturedTasks:
         self.capture = capture
         self._body = body
         monkeypatch.setattr(task, "delay", self.queue.append)
+        # Bulk re-checks name their queue (services._enqueue_ids): apply_async((id,), queue=...).
+        monkeypatch.setattr(task, "apply_async", lambda args, **_: self.queue.append(*args))
 
     def run(self) -> None:
         with self.capture(execute=True):  # what the runs queue or delete on commit happens too

@@ -194,3 +194,50 @@ def test_the_command_resumes_unfinished_documents(assignment, worker, monkeypatc
         call_command("reanalyze", "--unfinished", stdout=out)
     assert out.getvalue().startswith("Queued 1 unfinished document(s)")
     assert worker.queue == [lost.id]
+
+
+def test_uploads_are_taken_before_bulk_rechecks_on_the_real_broker():
+    """A worker consumes the documents queue before the bulk one (queue_order_strategy
+    "priority"): an upload does not wait behind the re-check of a whole archive."""
+    import os
+
+    from kombu import Consumer, Queue
+
+    from config.celery import app
+
+    interactive = f"order-test-{os.getpid()}"
+    bulk = f"{interactive}-bulk"
+    task = document_tasks.document_process_task
+    for document_id in (1, 2):
+        task.apply_async((document_id,), queue=bulk)
+    task.apply_async((3,), queue=interactive)
+    taken: list[int] = []
+
+    def take(body, message):  # type: ignore[no-untyped-def]
+        taken.append(body[0][0])  # Celery's message: [args, kwargs, embed]
+        message.ack()
+
+    with app.connection_for_read() as connection:
+        try:
+            queues = [Queue(interactive), Queue(bulk)]  # the order of CELERY_TASK_QUEUES
+            with Consumer(connection, queues=queues, callbacks=[take], accept=["json"]):
+                while len(taken) < 3:
+                    connection.drain_events(timeout=10)
+        finally:
+            connection.default_channel.client.delete(interactive, bulk)
+    assert taken == [3, 1, 2]
+
+
+def test_re_checks_of_many_documents_go_to_the_bulk_queue(
+    assignment, monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    done = processed(assignment, "water.txt", WATER.encode())
+    sent: list[tuple[int, str]] = []
+    monkeypatch.setattr(
+        document_tasks.document_process_task,
+        "apply_async",
+        lambda args, queue: sent.append((args[0], queue)),
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        services.collection_recheck(collection_id=assignment.id)
+    assert sent == [(done.id, settings.DOCUMENTS_BULK_QUEUE)]

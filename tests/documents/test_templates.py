@@ -121,7 +121,9 @@ def test_a_document_processing_while_a_template_is_read_is_queued_again(
     from tests.documents.factories import upload
 
     queued: list[int] = []
-    monkeypatch.setattr(document_tasks.document_process_task, "delay", queued.append)
+    task = document_tasks.document_process_task
+    monkeypatch.setattr(task, "delay", queued.append)
+    monkeypatch.setattr(task, "apply_async", lambda args, **_: queued.append(*args))
     processed(assignment, "ann.txt", ANN.encode())
     ben = upload(assignment, "ben.txt", BEN.encode())
     template = stored_template(assignment)
