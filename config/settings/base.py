@@ -127,4 +127,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # trafilatura logs ERROR for every page it cannot parse ("empty HTML tree", "parsed tree
+    # length: 1"); documents.extraction.webpage then reads the page with its own fallback and
+    # tells the user when nothing is left, so these are not errors of the product.
+    "loggers": {"trafilatura": {"level": "CRITICAL"}},
 }
