@@ -70,8 +70,9 @@ def _piece(piece: str, owners: list[int], side: str, mark_id: int | None) -> str
 
 def _shortened(piece: str, context: int, first: bool, last: bool) -> str:
     """An unmarked piece with its middle left out when long: `context` characters kept
-    next to each neighbouring mark (none before the text's start or after its end)."""
-    head = 0 if first else context
+    next to each neighbouring mark, and at the text's start (what the document is; a text
+    with nothing copied is not a lone gap), none before its end."""
+    head = context
     tail = 0 if last else context
     if len(piece) <= head + tail + GAP_MINIMUM:
         return escape(piece)

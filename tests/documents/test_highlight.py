@@ -83,11 +83,16 @@ def test_with_context_long_unmarked_stretches_are_shortened_and_marks_kept():
     ranges = [(5000, 5006), (10006, 10011)]
     html = str(highlight_html(text, ranges, side="q", context=100))
     assert html.count('<span class="gap">') == 2  # before the first mark, between the two
-    assert "[… 4,900 characters without copied text …]" in html
-    assert "[… 4,800 characters without copied text …]" in html
+    assert html.startswith("a" * 100 + '<span class="gap">')  # the opening stays
+    assert "[… 4,800 characters without copied text …]" in html  # both times
     assert 'id="q-0"' in html and ">COPIED</mark>" in html and ">AGAIN</mark>" in html
     assert html.endswith("c" * 300)  # a stretch too short to shorten stays whole
     assert len(html) < 1000
+
+
+def test_a_long_text_with_nothing_copied_keeps_its_opening():
+    html = str(highlight_html("x" * 5000, [], side="q", context=100))
+    assert html.startswith("x" * 100) and "[… 4,900 characters without copied text …]" in html
 
 
 def test_without_context_the_whole_text_is_kept():

@@ -181,10 +181,11 @@ def test_a_long_report_shows_the_passages_in_context_and_the_whole_text_on_reque
 
     page = browser.get(f"/documents/{long_copy.id}/report/?source={source.id}")
     assert b'id="shortened"' in page.content and b'class="gap"' in page.content
-    assert b"Line 1 of a long diary" not in page.content  # left out, far from the passage
+    assert b"Line 0 of a long diary" in page.content  # the opening stays
+    assert b"Line 30 of a long diary" not in page.content  # left out, far from the passage
     assert b'id="q-0"' in page.content and b'id="s-0"' in page.content
     whole = browser.get(f"/documents/{long_copy.id}/report/?source={source.id}&full=1")
-    assert b'class="gap"' not in whole.content and b"Line 1 of a long diary" in whole.content
+    assert b'class="gap"' not in whole.content and b"Line 30 of a long diary" in whole.content
 
 
 def test_wording_in_more_than_50_documents_of_the_scope_is_not_counted_and_the_user_is_told(
