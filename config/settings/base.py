@@ -4,7 +4,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
-from kombu import Queue
+from kombu import Exchange, Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -103,6 +103,14 @@ SPECTACULAR_SETTINGS = {
 }
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", DEFAULT_BROKER_URL)
+
+
+def _queue(name: str) -> Queue:
+    """A queue bound by its own name only (without an exchange Celery binds every declared
+    queue to the default one with the default routing key)."""
+    return Queue(name, Exchange(name, type="direct"), routing_key=name)
+
+
 # The queue document tasks go to; a worker started without -Q consumes it (default queue).
 DOCUMENTS_QUEUE = os.environ.get("CELERY_QUEUE", "documents")
 # Re-checks of many documents at once ("check every document again", a template read, an
@@ -112,7 +120,7 @@ DOCUMENTS_QUEUE = os.environ.get("CELERY_QUEUE", "documents")
 DOCUMENTS_BULK_QUEUE = f"{DOCUMENTS_QUEUE}-bulk"
 CELERY_TASK_DEFAULT_QUEUE = DOCUMENTS_QUEUE
 CELERY_TASK_ROUTES = {"documents.*": {"queue": DOCUMENTS_QUEUE}}
-CELERY_TASK_QUEUES = (Queue(DOCUMENTS_QUEUE), Queue(DOCUMENTS_BULK_QUEUE))
+CELERY_TASK_QUEUES = (_queue(DOCUMENTS_QUEUE), _queue(DOCUMENTS_BULK_QUEUE))
 CELERY_BROKER_TRANSPORT_OPTIONS = {"queue_order_strategy": "priority"}  # in that order
 # A task is acknowledged only after it ran, and a worker takes one at a time, so a crash
 # mid-document hands the document to another worker instead of losing it.

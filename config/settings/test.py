@@ -4,10 +4,8 @@ their own, so a development worker listening on the default database never steal
 import os
 from pathlib import Path
 
-from kombu import Queue
-
 from config.settings.base import *  # noqa: F403
-from config.settings.base import BASE_DIR, DATABASES, DEFAULT_BROKER_URL
+from config.settings.base import BASE_DIR, DATABASES, DEFAULT_BROKER_URL, _queue
 
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
@@ -30,7 +28,7 @@ DOCUMENTS_QUEUE = os.environ.get("TEST_CELERY_QUEUE") or f"documents-test-{os.ge
 DOCUMENTS_BULK_QUEUE = f"{DOCUMENTS_QUEUE}-bulk"
 CELERY_TASK_DEFAULT_QUEUE = DOCUMENTS_QUEUE
 CELERY_TASK_ROUTES = {"documents.*": {"queue": DOCUMENTS_QUEUE}}
-CELERY_TASK_QUEUES = (Queue(DOCUMENTS_QUEUE), Queue(DOCUMENTS_BULK_QUEUE))
+CELERY_TASK_QUEUES = (_queue(DOCUMENTS_QUEUE), _queue(DOCUMENTS_BULK_QUEUE))
 
 # pytest-django creates `test_<NAME>`; TEST_DATABASE_NAME picks another name so concurrent
 # sessions (several checkouts, several engineers) do not drop each other's test database.

@@ -200,17 +200,17 @@ def test_uploads_are_taken_before_bulk_rechecks_on_the_real_broker():
     """A worker consumes the documents queue before the bulk one (queue_order_strategy
     "priority"): an upload does not wait behind the re-check of a whole archive."""
     import os
+    import socket
 
-    from kombu import Consumer, Queue
+    from kombu import Consumer
 
     from config.celery import app
+    from config.settings.base import _queue
 
-    interactive = f"order-test-{os.getpid()}"
-    bulk = f"{interactive}-bulk"
+    # Queues of their own, declared as the settings declare theirs (CELERY_TASK_QUEUES).
+    interactive = _queue(f"order-test-{os.getpid()}")
+    bulk = _queue(f"{interactive.name}-bulk")
     task = document_tasks.document_process_task
-    for document_id in (1, 2):
-        task.apply_async((document_id,), queue=bulk)
-    task.apply_async((3,), queue=interactive)
     taken: list[int] = []
 
     def take(body, message):  # type: ignore[no-untyped-def]
@@ -219,12 +219,19 @@ def test_uploads_are_taken_before_bulk_rechecks_on_the_real_broker():
 
     with app.connection_for_read() as connection:
         try:
-            queues = [Queue(interactive), Queue(bulk)]  # the order of CELERY_TASK_QUEUES
+            for queue in (interactive, bulk):
+                queue(connection.default_channel).declare()
+            for document_id in (1, 2):
+                task.apply_async((document_id,), queue=bulk)
+            task.apply_async((3,), queue=interactive)
+            queues = [interactive, bulk]  # in the order of CELERY_TASK_QUEUES
             with Consumer(connection, queues=queues, callbacks=[take], accept=["json"]):
                 while len(taken) < 3:
                     connection.drain_events(timeout=10)
+                with pytest.raises(socket.timeout):  # each message went to one queue only
+                    connection.drain_events(timeout=1)
         finally:
-            connection.default_channel.client.delete(interactive, bulk)
+            connection.default_channel.client.delete(interactive.name, bulk.name)
     assert taken == [3, 1, 2]
 
 
