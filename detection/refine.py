@@ -195,6 +195,9 @@ def refine_alignments(
 
 
 def _copies_words(item: Alignment, query: WordView, source: WordView) -> bool:
-    """Whether a weak alignment's first query sentence shares a word trigram with its partner:
-    two sentences with nothing but their opening chain in common ("只是由于…") do not."""
-    return _anchor(query, source, item.query_head, head=True) is not None
+    """Whether a weak alignment's two sides share a word trigram: sentences with nothing
+    but their opening chain in common ("只是由于…") do not; a copied list of one-word lines
+    does, across its lines."""
+    p = item.passage
+    whole = Border((p.start, p.end), (p.source_start, p.source_end))
+    return _anchor(query, source, whole, head=True) is not None

@@ -19,7 +19,7 @@ from django.db.models import Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from dedup.services import dedup_assign_enqueue
-from detection import DetectionError, DocumentAnalysis, Passage, analyze, coverage
+from detection import DEFAULT_CONFIG, DetectionError, DocumentAnalysis, Passage, analyze, coverage
 from detection.detector import detect_refined
 from documents import boilerplate, broker, selectors
 from documents.extraction import ArchiveMember, Boilerplate, ExtractionError, iter_archive
@@ -95,8 +95,9 @@ def collection_update(*, collection: Collection, name: str, kind: str) -> Collec
                 Collection.archives.through.objects.filter(to_collection=collection).delete()
             else:
                 collection.archives.clear()
+                collection.all_archives = True  # its own choice is gone, not lost
         collection.name, collection.kind = name, kind
-        collection.save(update_fields=["name", "kind"])
+        collection.save(update_fields=["name", "kind", "all_archives"])
     return collection
 
 
@@ -152,12 +153,14 @@ def collections_delete_resume() -> int:
 
 def collection_archives_set(*, collection: Collection, archive_ids: Iterable[int]) -> None:
     """Check `collection` against these archives of its owner (none selected: all of them)."""
+    wanted = list(archive_ids)
     allowed = Collection.objects.filter(
-        owner=collection.owner, kind=Collection.Kind.ARCHIVE, id__in=list(archive_ids)
+        owner=collection.owner, kind=Collection.Kind.ARCHIVE, deleting=False, id__in=wanted
     ).exclude(id=collection.id)
     with transaction.atomic():
         collection.archives.set(allowed)
-        collection.all_archives = not collection.archives.exists()
+        # Only an empty choice means all: ids that are no (longer an) archive leave none.
+        collection.all_archives = not wanted
         collection.save(update_fields=["all_archives"])
 
 
@@ -310,7 +313,7 @@ def document_template_set(*, document: Document, template: bool) -> None:
     if template:
         document_recheck(document=document)
     else:
-        collection_recheck(collection_id=document.collection_id)
+        _templates_changed(document.collection_id)
 
 
 def _template_allowed(collection: Collection) -> None:
@@ -340,7 +343,7 @@ def document_delete(*, document: Document) -> None:
         _lock_collection(document.collection_id)
         _documents_delete([document.id])
         if document.template:
-            collection_recheck(collection_id=document.collection_id)
+            _templates_changed(document.collection_id)
 
 
 def _documents_delete(ids: Sequence[int]) -> None:
@@ -395,18 +398,29 @@ def _files_delete(files: Sequence[tuple[Storage, str]]) -> None:
 
 
 def _recheck_after_template(collection_id: int) -> None:
-    """The collection's reports made without this template's text are out of date: queue
-    the finished documents again, and the ones being processed right now once more too (they
-    may have read the templates before this one's text was committed; a second run of the
-    pipeline is harmless). Never fails the template itself: a failure here is logged."""
+    """The collection's reports made without this template's text are out of date (see
+    `_templates_changed`). Never fails the template itself: a failure here is logged."""
     try:
-        collection_recheck(collection_id=collection_id)
-        running = Document.objects.filter(
-            collection_id=collection_id, template=False, status=Document.Status.PROCESSING
-        )
-        _enqueue_ids(list(running.values_list("id", flat=True)))
+        _templates_changed(collection_id)
     except Exception:  # noqa: BLE001 - the template itself was processed fine
         logger.exception("re-checking collection %s after a template failed", collection_id)
+
+
+def _templates_changed(collection_id: int) -> None:
+    """A template was read, deleted or un-marked: every checked document of the collection
+    is queued again, the ones being processed right now too (they may have read the
+    templates before the change was committed)."""
+    _requeue(Document.objects.filter(collection_id=collection_id, template=False), collection_id)
+
+
+def _requeue(documents: QuerySet[Document], collection_id: int | None = None) -> None:
+    """Queue `documents` for the pipeline again on the bulk queue: the finished ones (once,
+    see `documents_reanalyze`) and, once more, the ones being processed right now (they may
+    have read what has just changed; a second run of the pipeline is harmless)."""
+    documents_reanalyze(documents=documents, collection_id=collection_id)
+    running = documents.filter(status=Document.Status.PROCESSING).values_list("id", flat=True)
+    ids = list(running)
+    transaction.on_commit(lambda: _enqueue_ids(ids, bulk=True))
 
 
 def documents_reanalyze(*, documents: QuerySet[Document], collection_id: int | None = None) -> int:
@@ -503,7 +517,8 @@ def _process(document: Document) -> None:
     analysis = analyze(page.text)
     _progress(document.id, 45)
     index = PostgresSentenceIndex(model_version=analysis.model_version)
-    text_changed = _index_replace(document, page, analysis, index)
+    if _index_replace(document, page, analysis, index):
+        _copiers_requeue(document)  # now, whatever becomes of this document's own check
     _progress(document.id, 65)
     if document.template:
         passages: list[Passage] = []  # given to everyone: nothing to check
@@ -514,11 +529,8 @@ def _process(document: Document) -> None:
         if notes:
             _progress(document.id, 85, warnings=[*page.warnings, *notes])
     _progress(document.id, 90)
-    copiers = _matches_replace(document, passages, analysis.model_version, seen)
+    _matches_replace(document, passages, analysis.model_version, seen)
     _progress(document.id, 100, status=Document.Status.DONE)
-    if text_changed:  # their passages point into the old text: let them find them again
-        for copier in Document.objects.filter(id__in=copiers):
-            document_recheck(document=copier)
     if document.template:
         _recheck_after_template(document.collection_id)
     dedup_assign_enqueue(document_id=document.id)
@@ -543,7 +555,7 @@ def _detect(
     passages = detect_refined(text, query, recorder, SourceTexts(recorder), exclude=excluded)
     if given:
         passages = _outside(passages, _given_ranges(text, analysis, given), text)
-    return passages, _common_note(document.id, query, scoped)
+    return passages, _common_note(query, scoped, excluded)
 
 
 def _given_ranges(text: str, analysis: DocumentAnalysis, given: set[int]) -> list[tuple[int, int]]:
@@ -568,7 +580,8 @@ def _outside(
     while both texts agree and close passages are joined, which can carry a passage over a
     template both documents hold. Such a stretch agrees word for word, so the source side
     moves by as many characters: a head piece stays anchored at the passage's source start,
-    a tail piece at its source end. Pieces without a letter or digit are dropped."""
+    a tail piece at its source end. Pieces shorter than the shortest one-sentence passage
+    are dropped."""
     pieces = list(passages)
     for start, end in ranges:
         cut: list[Passage] = []
@@ -583,11 +596,12 @@ def _outside(
                 tail = max(p.source_start, p.source_end - (p.end - end))
                 cut.append(replace(p, start=end, source_start=tail))
         pieces = cut
-    return [p for p in pieces if any(ch.isalnum() for ch in text[p.start : p.end])]
+    # A word or two left beside the template ("The" before it) is no copied passage.
+    return [p for p in pieces if p.end - p.start >= DEFAULT_CONFIG.min_single_chars]
 
 
 def _common_note(
-    document_id: int, analysis: DocumentAnalysis, scoped: PostgresSentenceIndex
+    analysis: DocumentAnalysis, scoped: PostgresSentenceIndex, excluded: set[int]
 ) -> list[str]:
     """Say how many sentences share text with too many documents of the scope to count, and
     which documents hold most of it (many students copying one source look like this too)."""
@@ -602,7 +616,8 @@ def _common_note(
         "documents of this collection and its archives; wording that common is treated as a "
         "stock phrase and not counted as copied."
     )
-    holders = [d for d, _ in scoped.too_common_holders.most_common() if d != document_id]
+    # Not the document itself, nor the templates (what everyone was given holds it anyway).
+    holders = [d for d, _ in scoped.too_common_holders.most_common() if d not in excluded]
     if holders:
         named = {d.id: d.path for d in Document.objects.filter(id__in=holders[:COMMON_NAMED])}
         names = ", ".join(named[d] for d in holders[:COMMON_NAMED] if d in named)
@@ -682,6 +697,17 @@ def _index_replace(
     return changed
 
 
+def _copiers_requeue(document: Document) -> None:
+    """Queue again the documents of other collections that copied from `document`, whose
+    text has changed: their passages point into the old text, and only their own checks
+    rewrite them. Not inside the index transaction: it holds the document's row, which a
+    copier storing its match with it must share, while the copier's row is locked."""
+    copiers = Match.objects.filter(source=document.id).exclude(
+        document__collection_id=document.collection_id
+    )
+    _requeue(Document.objects.filter(id__in=copiers.values("document_id")))
+
+
 def _snapshot() -> str:
     """The current snapshot (committed transactions), for `_indexed_unseen`."""
     with connection.cursor() as cursor:
@@ -709,10 +735,10 @@ def _indexed_unseen(ids: Iterable[int], seen: str | None) -> set[int]:
 
 def _matches_replace(
     document: Document, passages: Sequence[Passage], model_version: str, seen: str | None
-) -> list[int]:
-    """Store the document's matches, mirrored onto sources of its own collection; returns
-    the documents of other collections that copied from it (an archive document's copiers),
-    whose matches are kept.
+) -> None:
+    """Store the document's matches, mirrored onto sources of its own collection; the matches
+    of other collections' documents that copied from it (an archive document's copiers) are
+    kept.
 
     A pair is only replaced by a check that could see both documents: this check sees its
     scope as of snapshot `seen` (None: everything), so a submission of the collection indexed
@@ -756,11 +782,6 @@ def _matches_replace(
         _similarity_refresh(document)
         for other in Document.objects.filter(id__in=peers - kept):
             _similarity_refresh(other)
-        return sorted(
-            Match.objects.filter(source=document)
-            .exclude(document__collection_id=own)
-            .values_list("document_id", flat=True)
-        )
 
 
 def _match_store(

@@ -106,9 +106,11 @@ CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", DEFAULT_BROKER_URL)
 
 
 def _queue(name: str) -> Queue:
-    """A queue bound by its own name only (without an exchange Celery binds every declared
-    queue to the default one with the default routing key)."""
-    return Queue(name, Exchange(name, type="direct"), routing_key=name)
+    """A queue bound by its own name only, on an exchange of its own. Without an exchange
+    Celery binds every declared queue to the default one with the default routing key, and
+    kombu keeps such bindings in Redis for good: the ".direct" names are new, so a binding
+    table left by that mistake is never looked up."""
+    return Queue(name, Exchange(f"{name}.direct", type="direct"), routing_key=name)
 
 
 # The queue document tasks go to; a worker started without -Q consumes it (default queue).

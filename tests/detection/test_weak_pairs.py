@@ -47,3 +47,12 @@ def test_a_short_sentence_really_copied_is_still_found():
     mine = "我今天写了一篇短文。" + copied + "我们明天再见吧朋友们。\n"
     [passage] = compare(mine, OPENS_ALIKE_A)
     assert mine[passage.start : passage.end].startswith(copied)
+
+
+def test_a_copied_list_of_one_word_lines_is_found_across_its_lines():
+    """Each line is a weak pair on its own; the words agree across them."""
+    items = "\nApples.\nBananas.\nCherries.\nDates.\nFigs.\n"
+    mine = "My shopping list for the week." + items + "That is all I need, said my grandmother."
+    theirs = "Totally different text about rivers and mountains." + items + "The end."
+    [passage] = compare(mine, theirs)
+    assert mine[passage.start : passage.end].strip().startswith("Apples.")

@@ -207,3 +207,23 @@ def test_an_interrupted_deletion_is_resumed_at_start_up(assignment, deletions, m
     call_command("reanalyze", "--unfinished", stdout=out)
     assert "Queued the deletion of 1 collection(s) again." in out.getvalue()
     assert deletions.queue == [assignment.id]
+
+
+def test_only_an_empty_choice_means_every_archive(owner, assignment, archive):
+    old_class = services.collection_create(owner=owner, name="Old class")  # not an archive
+    services.collection_archives_set(collection=assignment, archive_ids=[old_class.id])
+    assignment.refresh_from_db()
+    assert selectors.collection_scope(collection=assignment) == [assignment.id]  # none, not all
+    services.collection_archives_set(collection=assignment, archive_ids=[])
+    assert set(selectors.collection_scope(collection=assignment)) == {assignment.id, archive.id}
+
+
+def test_an_assignment_back_from_being_an_archive_checks_against_all_again(
+    owner, assignment, archive
+):
+    services.collection_archives_set(collection=assignment, archive_ids=[archive.id])
+    services.collection_update(collection=assignment, name=assignment.name, kind="archive")
+    services.collection_update(collection=assignment, name=assignment.name, kind="assignment")
+    assignment.refresh_from_db()
+    assert assignment.all_archives
+    assert set(selectors.collection_scope(collection=assignment)) == {assignment.id, archive.id}

@@ -210,3 +210,14 @@ def test_an_identical_copy_does_not_carry_the_template_into_its_passage(assignme
     ]
     again.refresh_from_db()
     assert again.similarity < 1 - len(PROMPT) / len(ANN) + 0.01
+
+
+def test_deleting_a_template_queues_the_documents_being_processed_too(api, assignment, worker):
+    """They may have read the templates before the deletion: they run once more."""
+    template = read_template(assignment)
+    ann = processed(assignment, "ann.txt", ANN.encode())
+    Document.objects.filter(id=ann.id).update(status=Document.Status.PROCESSING)
+    worker.queue.clear()
+    with worker.capture(execute=True):
+        assert api.delete(f"/api/documents/{template.id}/").status_code == 204
+    assert worker.queue == [ann.id]
