@@ -771,6 +771,7 @@ def _matches_replace(
         kept = _indexed_unseen(peers & (others - set(by_source)), seen)
         Match.objects.filter(document=document).exclude(source__in=kept).delete()
         Match.objects.filter(source=document, document__in=peers - kept).delete()
+        _archive_pairs_forget(document)
         texts = dict(
             Document.objects.filter(id__in=peers & set(by_source)).values_list("id", "text")
         )
@@ -782,6 +783,24 @@ def _matches_replace(
         _similarity_refresh(document)
         for other in Document.objects.filter(id__in=peers - kept):
             _similarity_refresh(other)
+
+
+def _archive_pairs_forget(document: Document) -> None:
+    """Drop the matches of other archives' documents with an archive document: archives are
+    no longer checked against each other (`selectors.collection_scope`), so such pairs, made
+    before, are never rewritten. The copiers' similarity is refreshed after the commit, each
+    under its own collection's lock (never two collection locks at once)."""
+    if document.collection.kind != Collection.Kind.ARCHIVE:
+        return
+    legacy = Match.objects.filter(
+        source=document, document__collection__kind=Collection.Kind.ARCHIVE
+    ).exclude(document__collection_id=document.collection_id)
+    elsewhere: dict[int, list[int]] = defaultdict(list)
+    for copier, collection_id in legacy.values_list("document_id", "document__collection_id"):
+        elsewhere[collection_id].append(copier)
+    if elsewhere:
+        legacy.delete()
+        transaction.on_commit(lambda: _similarity_refresh_elsewhere(elsewhere))
 
 
 def _match_store(

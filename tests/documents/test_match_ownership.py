@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from detection import Passage
 from documents import selectors, services
 from documents.models import Document, Match
 from tests.documents.factories import WATER, WATER_COPIED, processed, upload
@@ -101,3 +102,23 @@ def test_a_submission_still_finds_both_archives(owner, archive, assignment):
         older.id,
     }
     assert sources_of(Document.objects.get(id=copier.id)) == [original.id]
+
+
+def test_old_pairs_between_archives_go_when_the_source_is_checked_again(
+    owner, archive, django_capture_on_commit_callbacks
+):
+    """Archives were once checked against each other; those pairs are dropped now."""
+    older = services.collection_create(owner=owner, name="Older", kind="archive")
+    original = processed(older, "original.txt", WATER.encode())
+    reprint = processed(archive, "reprint.txt", WATER_COPIED.encode())
+    passages = [Passage(original.id, 0, len(WATER_COPIED), 0, len(WATER), 1.0)]
+    services._match_store(reprint.id, original.id, passages, len(WATER_COPIED), "v")
+    services._similarity_refresh(reprint)  # as an earlier release left it
+    reprint.refresh_from_db()
+    assert reprint.similarity == 1.0
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.document_process(document_id=original.id)
+
+    reprint.refresh_from_db()
+    assert not Match.objects.exists() and reprint.similarity == 0.0
