@@ -11,7 +11,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from dedup.models import ClusterMember, DedupRun
-from documents.models import Collection, Document
+from documents.models import Collection, Document, document_path
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,9 @@ def cluster_list(*, run: DedupRun) -> list[ClusterView]:
         "cluster", "document_id", "document__folder", "document__filename", "relation", "score"
     )
     for cluster, document, folder, filename, relation, score in rows:
-        title = f"{folder}/{filename}" if folder else filename  # two folders' student01.txt
-        grouped[cluster].append(MemberView(document, title, relation, score))
+        grouped[cluster].append(
+            MemberView(document, document_path(folder, filename), relation, score)
+        )
         if relation == ClusterMember.Relation.CENTRE:
             centres[cluster] = document
     views = [

@@ -144,8 +144,8 @@ class CollectionArchivesApi(APIView):
 
 
 def _archives_body(collection: Collection) -> dict[str, object]:
-    chosen = collection.archives.filter(deleting=False).order_by("id")
-    return {"archives": list(chosen.values_list("id", flat=True)), "all": collection.all_archives}
+    chosen = selectors.archives_chosen(collection=collection).values_list("id", flat=True)
+    return {"archives": list(chosen), "all": collection.all_archives}
 
 
 class CollectionPairsApi(APIView):

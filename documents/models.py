@@ -37,6 +37,11 @@ class Collection(models.Model):
         return self.name
 
 
+def document_path(folder: str, filename: str) -> str:
+    """Folder and name: what tells two students' "essay.docx" apart."""
+    return f"{folder}/{filename}" if folder else filename
+
+
 class Document(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -103,8 +108,7 @@ class Document(models.Model):
 
     @property
     def path(self) -> str:
-        """Folder and name: what tells two students' "essay.docx" apart."""
-        return f"{self.folder}/{self.filename}" if self.folder else self.filename
+        return document_path(self.folder, self.filename)
 
 
 class Match(models.Model):

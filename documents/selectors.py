@@ -11,7 +11,7 @@ from django.db.models.functions import Collate
 from django.shortcuts import get_object_or_404
 
 from detection import model_version
-from documents.models import Collection, Document, Match
+from documents.models import Collection, Document, Match, document_path
 
 
 @dataclass(frozen=True)
@@ -107,8 +107,19 @@ def collection_scope(*, collection: Collection) -> list[int]:
     if collection.all_archives:
         archives = archive_list(user=collection.owner, exclude=collection)
     else:  # the chosen ones still there, maybe none
-        archives = collection.archives.filter(kind=Collection.Kind.ARCHIVE, deleting=False)
+        archives = archives_chosen(collection=collection)
     return [collection.id, *archives.values_list("id", flat=True)]
+
+
+def archives_chosen(*, collection: Collection) -> QuerySet[Collection]:
+    """The archives chosen for the collection that still are archives and not being deleted
+    (with `all_archives` none are chosen)."""
+    return collection.archives.filter(kind=Collection.Kind.ARCHIVE, deleting=False).order_by("id")
+
+
+def checked_documents(*, collection_id: int) -> QuerySet[Document]:
+    """The collection's documents that are checked: all but its templates."""
+    return Document.objects.filter(collection_id=collection_id, template=False)
 
 
 def current_model_version() -> str:
@@ -204,8 +215,8 @@ def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[Pa
 def _pair(row: dict, back: float | None, *, copier_outside: bool) -> PairView:
     """A match row as a pair whose `document` is in the collection: an archive's document
     copied by another collection's document comes first, the copier second."""
-    copier = (row["document_id"], _path(row["document__folder"], row["document__filename"]))
-    source = (row["source_id"], _path(row["source__folder"], row["source__filename"]))
+    copier = (row["document_id"], document_path(row["document__folder"], row["document__filename"]))
+    source = (row["source_id"], document_path(row["source__folder"], row["source__filename"]))
     if copier_outside:
         return PairView(
             document=source[0], title=source[1], other=copier[0], other_title=copier[1],
@@ -219,10 +230,6 @@ def _pair(row: dict, back: float | None, *, copier_outside: bool) -> PairView:
     )  # fmt: skip
 
 
-def _path(folder: str, filename: str) -> str:
-    return f"{folder}/{filename}" if folder else filename
-
-
 def report_get(*, document: Document) -> Report:
     """The sources of a processed document, most copied first, with their passages."""
     matches = (
@@ -234,7 +241,7 @@ def report_get(*, document: Document) -> Report:
     sources = tuple(
         SourceView(
             document=match.source_id,
-            title=_path(match.source.folder, match.source.filename),
+            title=document_path(match.source.folder, match.source.filename),
             collection=match.source.collection.name,
             similarity=match.similarity,
             passages=tuple(

@@ -186,11 +186,7 @@ def document_upload(
         _template_allowed(collection)
     if not data:
         raise UploadError(f"{filename} is empty.")
-    if len(data) > settings.MAX_UPLOAD_BYTES:
-        raise UploadError(
-            f"{filename} is {size_text(len(data))}; the limit is "
-            f"{size_text(settings.MAX_UPLOAD_BYTES)}."
-        )
+    _size_allowed(filename, data)
     try:  # told now, as a ZIP batch tells its members, not as a failed document later
         resolve_format(filename, data)
     except ExtractionError as error:
@@ -218,11 +214,7 @@ def document_upload_batch(
     """Unpack a ZIP batch into documents, keeping each member's folder as metadata."""
     if template:
         _template_allowed(collection)
-    if len(data) > settings.MAX_UPLOAD_BYTES:
-        raise UploadError(
-            f"{filename} is {size_text(len(data))}; the limit is "
-            f"{size_text(settings.MAX_UPLOAD_BYTES)}."
-        )
+    _size_allowed(filename, data)
     documents: list[Document] = []
     skipped: list[tuple[str, str]] = []
     try:
@@ -245,6 +237,14 @@ def document_upload_batch(
         more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
         raise UploadError(f"{filename} holds no document that can be checked: {reasons}{more}.")
     return BatchUpload(tuple(documents), tuple(skipped))
+
+
+def _size_allowed(filename: str, data: bytes) -> None:
+    if len(data) > settings.MAX_UPLOAD_BYTES:
+        raise UploadError(
+            f"{filename} is {size_text(len(data))}; the limit is "
+            f"{size_text(settings.MAX_UPLOAD_BYTES)}."
+        )
 
 
 def _reason(text: str, path: str = "") -> str:
@@ -330,7 +330,7 @@ def collection_recheck(*, collection_id: int) -> int:
     """Queue every finished document of the collection that is checked (not its templates:
     their text is all they need) for the pipeline again; returns how many."""
     return documents_reanalyze(
-        documents=Document.objects.filter(collection_id=collection_id, template=False),
+        documents=selectors.checked_documents(collection_id=collection_id),
         collection_id=collection_id,
     )
 
@@ -410,7 +410,7 @@ def _templates_changed(collection_id: int) -> None:
     """A template was read, deleted or un-marked: every checked document of the collection
     is queued again, the ones being processed right now too (they may have read the
     templates before the change was committed)."""
-    _requeue(Document.objects.filter(collection_id=collection_id, template=False), collection_id)
+    _requeue(selectors.checked_documents(collection_id=collection_id), collection_id)
 
 
 def _requeue(documents: QuerySet[Document], collection_id: int | None = None) -> None:

@@ -61,7 +61,7 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         "has_archives": choices.exists(),
         # Archives were chosen and are all gone: checked against none until chosen again.
         "archives_gone": not collection.all_archives
-        and not collection.archives.filter(deleting=False).exists(),
+        and not selectors.archives_chosen(collection=collection).exists(),
         "stale": selectors.documents_stale(
             collections=selectors.collection_scope(collection=collection)
         ).count(),
