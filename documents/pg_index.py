@@ -288,7 +288,7 @@ class PostgresSentenceIndex:
     def document_count(self) -> int:
         """Indexed documents of this model version in the index's scope: the population
         whose share `max_df` is (a scoped index counts document frequencies within it)."""
-        if self._requested_scope is None and self._collections is None:
+        if not self._scoped:
             return self._count()
         column, scope = (
             ("id", self._requested_scope.tolist())
