@@ -121,7 +121,7 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
 METHOD = {
     "ingest": "REAL documents (the first dev-data files, unmodified): per worker process, "
     "tokenizer-only pass (detection.words.token_spans) then analyze + Document rows (text, "
-    "sentence spans) by COPY + PostgresSentenceIndex.add_many (COPY postings + df upsert + "
+    "sentence spans) by COPY + PostgresSentenceIndex.add_many (COPY postings + "
     "mark indexed), committed per batch; MB = 10^6 bytes of UTF-8 text; per-process = that "
     "process's bytes / the wall time of its ingest pass. Headline: ingest_processes workers "
     "(default: one core left for PostgreSQL, as a database server has its own CPU) with the "
@@ -136,7 +136,8 @@ METHOD = {
     "for that many documents: common_real_features), which stay shared so their df grows "
     "with the archive; otherwise every real sentence recurs archive_size/real_documents times",
     "copy_load": "postings_per_s_copy = postings / time inside _copy_postings (COPY BINARY); "
-    "postings_per_s_add_many adds the df upsert, marking documents indexed and ANALYZE",
+    "postings_per_s_add_many adds marking documents indexed and ANALYZE (no df at ingest: "
+    "lookups record the heavy features, migration 0019)",
     "latency": "WORST CASE (the curve's own lookup/check figures, the targets): query = a "
     "10,000-character recombination of real text copied ENTIRELY from ~90 archive documents "
     "(not itself in the archive), analysed for real; TYPICAL (curve[].typical): 10,000 "
@@ -273,7 +274,7 @@ def _curve_point(
     return {
         "documents": size,
         "postings": postings,
-        "features_in_df_table": database.scalar(alias, f"SELECT count(*) FROM {DF_TABLE}"),
+        "heavy_features_recorded": database.scalar(alias, f"SELECT count(*) FROM {DF_TABLE}"),
         "max_df": DEFAULT_CONFIG.max_df(size),
         "posting_bytes": posting_bytes,
         "df_table_bytes": df_bytes,
@@ -313,8 +314,8 @@ def _plan(alias: str, query) -> list[str]:  # type: ignore[no-untyped-def]
     index = PostgresSentenceIndex(model_version=query.model_version, using=alias)
     features = {f for s in query.sentences for f in s.features}
     max_df = DEFAULT_CONFIG.max_df(index.document_count())
-    heavy = index.heavy_features(max_df)  # as postings() does (None inside a transaction)
-    sql, params = index.lookup_statement(features, max_df=max_df, heavy=heavy)
+    heavy = index.heavy_features()  # as postings() does
+    sql, params = index.lookup_statement(features, guard=max_df, heavy=heavy)
     return database.explain(alias, sql, params)
 
 

@@ -9,15 +9,20 @@ Layout (migrations 0002-0011 of `documents/migrations/`):
   `id << 32 .. (id << 32) | (2^32 - 1)`). `ref` packs document, sentence and the sentence's feature
   count (`detection.pack_refs`, migration 0011); `model` is the id of the feature model in
   `documents_index_model`.
-- `documents_feature_df(feature bigint, df int)`, primary key `(feature) INCLUDE (df)`: in how
-  many indexed documents a feature occurs. Kept in step with the postings on add/remove so the
-  query can skip features too common to be evidence of copying (the detector passes `max_df`).
-- `documents_index_adds`: how many documents were ever added (the bound that lets a process
-  cache its list of heavy features, see `heavy_features`); `documents_index_documents`: how
-  many are indexed per model, kept by triggers (`document_count`).
+- `documents_feature_df(feature bigint, df int)`, primary key `(feature) INCLUDE (df)`: the
+  document frequency of the HEAVY features only (migration 0019): those a lookup found in
+  more than `HEAVY_FLOOR` documents, with the count it made. Nothing is counted at ingest (an
+  exact df upsert per distinct feature cost more database time than the postings' COPY, for
+  a table 85 % of whose rows said "1"); lookups count what they fetch, record the crowded
+  features, and skip recorded ones above their limit. Removing documents lowers the recorded
+  counts (migration 0012's function), so a recorded df never exceeds the true one.
+- `documents_heavy_generation`: a sequence bumped whenever lookups record heavy features (the
+  processes' cached lists are re-read then, see `heavy_features`);
+  `documents_index_documents`: how many documents are indexed per model, kept by triggers
+  (`document_count`).
 - Sentence spans: arrays on the document row (`spans`).
 
-Deleting Document rows (in any way) deletes their postings and decrements df through the
+Deleting Document rows (in any way) deletes their postings and lowers recorded df through the
 trigger of migration 0003; `remove_many` is for re-indexing documents that stay. Both run the
 SQL function `documents_index_forget_documents` (migration 0012).
 
@@ -46,13 +51,11 @@ from documents.pg_copy import (
     AnalysisLike,
     PostingColumns,
     copy_rows,
-    df_increments,
     posting_columns,
 )
 from documents.pg_lookup import (
-    ADDS,
-    ADDS_TABLE,
     DF_TABLE,
+    HEAVY_GENERATION,
     MODEL_TABLE,
     POSTING_PARTITIONS,
     POSTING_TABLE,
@@ -65,15 +68,13 @@ from documents.pg_lookup import (
 )
 
 __all__ = ["DF_TABLE", "POSTING_PARTITIONS", "POSTING_TABLE", "IndexVersionError",
-           "PostgresSentenceIndex", "df_increments", "posting_columns"]  # fmt: skip
+           "PostgresSentenceIndex", "posting_columns"]  # fmt: skip
 
 # After loading this many postings in one call the planner statistics are refreshed, so that
 # lookups keep using the feature index instead of guessing from an empty table.
 ANALYZE_AFTER_ROWS = 200_000
-# The heavy-feature cache (migration 0005): features with df above max(HEAVY_FLOOR, max_df // 2)
-# are listed per process; every other feature skips the df probe while the documents added
-# since (counted in ADDS_TABLE, read in the lookup's own snapshot) cannot have lifted it above
-# max_df. HEAVY_FLOOR is the partial index's predicate; the counter is checked once a second.
+# Features a lookup finds in more than HEAVY_FLOOR documents are recorded in DF_TABLE (one
+# count per feature, and again when one has grown past twice its recorded df).
 HEAVY_FLOOR = 50
 # A scoped index (the app: a user's collection and its archives) decides which features are
 # too common to be evidence WITHIN its scope (`postings`), so what one user uploads never
@@ -81,7 +82,6 @@ HEAVY_FLOOR = 50
 # bounds a lookup's work: features in more documents than this (or than the detector's
 # share of the whole index, when larger) are not fetched at all.
 GUARD_DF_FLOOR = 10_000
-_ADDS_SLOTS = 8
 _HEAVY_CHECK_SECONDS = 1.0
 
 _HEAVY: dict[tuple[str, str, str], HeavyFeatures] = {}  # per database server and name
@@ -135,7 +135,8 @@ class PostgresSentenceIndex:
         return self.add_many([(document_id, analysis)])
 
     def add_many(self, items: Iterable[tuple[int, AnalysisLike]]) -> int:
-        """Bulk-load documents with COPY and bump the document frequency of their features.
+        """Bulk-load documents' postings with COPY (document frequencies are learnt by the
+        lookups, not counted here).
 
         The caller must have removed earlier postings of these documents (see `remove_many`).
         """
@@ -145,11 +146,8 @@ class PostgresSentenceIndex:
         if not items:
             return 0
         with transaction.atomic(using=self.using):
-            columns = self._copy_postings(items)
-            written = len(columns.features)
-            self._increment_df(columns)
+            written = len(self._copy_postings(items).features)
             self._mark_indexed([document_id for document_id, _ in items])
-            self._count_adds(len(items))
             if written >= ANALYZE_AFTER_ROWS:
                 self.analyze()
             self._compact_now_and_then()  # last: it locks counter rows until commit
@@ -159,13 +157,13 @@ class PostgresSentenceIndex:
         self.remove_many([document_id])
 
     def remove_many(self, document_ids: Collection[int]) -> None:
-        """Delete the documents' postings and take them out of the document frequencies."""
+        """Delete the documents' postings and take them out of the recorded frequencies."""
         ids = sorted(set(document_ids))
         if not ids:
             return
         with transaction.atomic(using=self.using), connections[self.using].cursor() as cursor:
             # The function the delete trigger calls too (migration 0012): postings by each
-            # document's ref range, df lowered with its rows locked in feature order.
+            # document's ref range, recorded df lowered with its rows locked in feature order.
             cursor.execute(f"SELECT {FORGET_DOCUMENTS}(%s::bigint[])", [ids])
             self._mark_removed(ids)
 
@@ -207,19 +205,25 @@ class PostgresSentenceIndex:
     # --- the SentenceIndex protocol -----------------------------------------------------
 
     def postings(self, features: Collection[int], *, max_df: int | None) -> Postings:
-        """All postings of `features` with document frequency <= max_df, in one statement
-        (`documents.pg_lookup`: routed to the hash partitions in the client, df probed only
-        for the heavy features, Index Only Scans of the covering btrees, prepared once per
-        connection), as two numpy arrays (features and sentence references) decoded from one
-        binary row, no Python object per posting."""
+        """All postings of `features` in at most `max_df` documents (of the scope, for a scoped
+        index), in one statement (`documents.pg_lookup`: routed to the hash partitions in the
+        client, recorded df probed only for the listed heavy features, Index Only Scans of the
+        covering btrees, prepared once per connection), as two numpy arrays (features and
+        sentence references) decoded from one binary row, no Python object per posting.
+
+        Features whose recorded df exceeds the lookup's guard (`max_df`; for a scoped index
+        the larger of it, `GUARD_DF_FLOOR` and the detector's share of all documents) are not
+        fetched; the documents of the others are counted in what came back, exactly."""
         if not len(features):
             return Postings.empty()
-        if max_df is None or not self._scoped:
-            return self._fetch(features, max_df)
-        guard = max(max_df, GUARD_DF_FLOOR, int(DEFAULT_CONFIG.max_df_fraction * self._count()))
+        if max_df is None:
+            return self._fetch(features, None)
+        guard = max_df
+        if self._scoped:
+            guard = max(max_df, GUARD_DF_FLOOR, int(DEFAULT_CONFIG.max_df_fraction * self._count()))
         found = self._fetch(features, guard)
         common = common_within(found, max_df)
-        if len(common):
+        if self._scoped and len(common):
             self.too_common = np.union1d(self.too_common, common)
             holders = unpack_refs(found.refs[np.isin(found.features, common)])[0]
             documents, counts = np.unique(holders, return_counts=True)
@@ -232,10 +236,11 @@ class PostgresSentenceIndex:
     def _scoped(self) -> bool:
         return self._requested_scope is not None or self._collections is not None
 
-    def _fetch(self, features: Collection[int], max_df: int | None) -> Postings:
+    def _fetch(self, features: Collection[int], guard: int | None) -> Postings:
+        """The lookup; with a `guard`, the crowded features it saw are learnt (`_learn`)."""
         connection = connections[self.using]
-        heavy = None if max_df is None else self.heavy_features(max_df)
-        sql, params = self.lookup_statement(features, max_df=max_df, heavy=heavy)
+        heavy = None if guard is None else self.heavy_features()
+        sql, params = self.lookup_statement(features, guard=guard, heavy=heavy)
         connection.ensure_connection()
         # Django's error translation (and its broken-connection bookkeeping) around the raw
         # psycopg cursor, as for its own cursors.
@@ -243,46 +248,102 @@ class PostgresSentenceIndex:
             cursor.execute(sql, params, binary=True, prepare=True)
             row = cursor.fetchone()
         if row is None or row[0] is None:  # array_agg of no rows
-            return Postings.empty()
-        return Postings(row[0], row[1])
+            found = Postings.empty()
+        else:
+            found = Postings(row[0], row[1])
+        if guard is not None and heavy is not None:
+            if len(row) > 2:  # scoped: counted before the scope was applied
+                crowded = _array(row[2]), _array(row[3])
+            else:
+                crowded = _crowded(found.features, HEAVY_FLOOR)
+            self._learn(*crowded, heavy=heavy, guard=guard)
+        return found
 
     def lookup_statement(
-        self, features: Collection[int], *, max_df: int | None, heavy: HeavyFeatures | None = None
+        self, features: Collection[int], *, guard: int | None, heavy: HeavyFeatures | None = None
     ) -> tuple[str, dict[str, object]]:
         """The SQL and named parameters `postings` runs (for EXPLAIN in the benchmark)."""
         scope, scope_params = self._scope()
         sql, params = lookup_statement(
-            features, version=self.model_version, max_df=max_df, heavy=heavy, scope=scope
+            features, version=self.model_version, guard=guard, heavy=heavy, scope=scope
         )
         return sql, {**params, **scope_params}
 
-    def heavy_features(self, max_df: int) -> HeavyFeatures | None:
-        """This process's heavy-feature list for `max_df`, re-read when the documents added
-        since leave no room; None inside a transaction (it must hold committed state only) or
-        when max_df is at the floor."""
+    def _learn(
+        self, features: np.ndarray, postings: np.ndarray, *, heavy: HeavyFeatures, guard: int
+    ) -> None:
+        """Record the document frequency of the crowded features (more than HEAVY_FLOOR
+        postings in the lookup) not listed yet, or listed with less than half their postings
+        now and more postings than the guard (they may have become too common to fetch).
+
+        Counted over all postings in this transaction's snapshot, so a recorded df never
+        exceeds the true one (GREATEST keeps the larger of two counts; removals lower it).
+        """
+        if not len(features):
+            return
+        recorded = heavy.recorded(features)
+        new = (recorded == 0) | ((postings > 2 * recorded) & (postings > guard))
+        if not new.any():
+            return
         connection = connections[self.using]
-        if connection.in_atomic_block or max_df <= HEAVY_FLOOR:
-            return None
-        settings = connection.settings_dict
-        key = (str(settings["HOST"]), str(settings["PORT"]), str(settings["NAME"]))
+        with connection.wrap_database_errors, lookup_cursor(connection.connection) as cursor:
+            cursor.execute(
+                f"WITH counted AS (SELECT feature, count(DISTINCT ref >> 32)::int AS df"
+                f" FROM {POSTING_TABLE} WHERE feature = ANY(%s) GROUP BY feature),"
+                f" stored AS (INSERT INTO {DF_TABLE} (feature, df)"
+                " SELECT feature, df FROM counted WHERE df > %s ORDER BY feature"
+                f" ON CONFLICT (feature) DO UPDATE SET df = GREATEST({DF_TABLE}.df, EXCLUDED.df)"
+                " RETURNING feature)"
+                " SELECT feature, df, feature IN (SELECT feature FROM stored) FROM counted",
+                [Int8Array(np.sort(features[new])), HEAVY_FLOOR],
+            )
+            counted = cursor.fetchall()
+        if counted:
+            # This process lists what it counted at once, those under the floor too (with
+            # their count, never stored), so that the next lookups do not count them again;
+            # the other processes re-read their lists once this is committed.
+            key = self._heavy_key()
+            _HEAVY[key] = _HEAVY.get(key, heavy).merged(
+                np.array([row[0] for row in counted], np.int64),
+                np.array([row[1] for row in counted], np.int64),
+            )
+        if any(row[2] for row in counted):
+            transaction.on_commit(self._bump_generation, using=self.using)
+
+    def _heavy_key(self) -> tuple[str, str, str]:
+        settings = connections[self.using].settings_dict
+        return (str(settings["HOST"]), str(settings["PORT"]), str(settings["NAME"]))
+
+    def _bump_generation(self) -> None:
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(f"SELECT nextval('{HEAVY_GENERATION}')")
+
+    def heavy_features(self) -> HeavyFeatures:
+        """This process's list of the recorded heavy features, re-read when the generation
+        changed (checked at most once a second). Stale lists are safe: a feature learnt since
+        is fetched (and counted), one whose recorded df dropped is probed in the table."""
+        connection = connections[self.using]
+        key = self._heavy_key()
         cached = _HEAVY.get(key)
         now = time.monotonic()
-        if cached is not None and cached.usable(max_df):
-            if now - cached.checked < _HEAVY_CHECK_SECONDS:
-                return cached
-            with connection.cursor() as cursor:
-                cursor.execute(f"SELECT {ADDS}")
-                if cursor.fetchone()[0] <= cached.adds + max_df - cached.floor:
-                    _HEAVY[key] = replace(cached, checked=now)
-                    return _HEAVY[key]
-        floor = max(HEAVY_FLOOR, max_df // 2)
+        if cached is not None and now - cached.checked < _HEAVY_CHECK_SECONDS:
+            return cached
         with connection.cursor() as cursor:
             cursor.execute(
-                f"SELECT {ADDS}, coalesce(array_agg(feature ORDER BY feature), '{{}}')"
-                f" FROM {DF_TABLE} WHERE df > {int(floor)}"
+                f"SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM {HEAVY_GENERATION}"
             )
-            adds, features = cursor.fetchone()
-        _HEAVY[key] = HeavyFeatures(floor, int(adds), np.array(features, dtype=np.int64), now)
+            generation = int(cursor.fetchone()[0])
+            if cached is not None and cached.generation == generation:
+                _HEAVY[key] = replace(cached, checked=now)
+                return _HEAVY[key]
+            cursor.execute(
+                f"SELECT coalesce(array_agg(feature ORDER BY feature), '{{}}'),"
+                f" coalesce(array_agg(df ORDER BY feature), '{{}}') FROM {DF_TABLE}"
+            )
+            features, dfs = cursor.fetchone()
+        _HEAVY[key] = HeavyFeatures(
+            generation, np.array(features, dtype=np.int64), np.array(dfs, dtype=np.int64), now
+        )
         return _HEAVY[key]
 
     def document_count(self) -> int:
@@ -349,13 +410,16 @@ class PostgresSentenceIndex:
     def _scope(self) -> tuple[str, dict[str, object]]:
         """The final SELECT over the hits, if the index is scoped, and its parameters."""
         if self._requested_scope is not None:
-            return SCOPE_DOCUMENTS, {"scope": Int8Array(self._requested_scope)}
+            return SCOPE_DOCUMENTS, {
+                "scope": Int8Array(self._requested_scope),
+                "crowded": HEAVY_FLOOR,
+            }
         if self._collections is None:
             return "", {}
-        return SCOPE_COLLECTIONS, {"collections": self._collections}
+        return SCOPE_COLLECTIONS, {"collections": self._collections, "crowded": HEAVY_FLOOR}
 
     def _copy_postings(self, items: list[tuple[int, AnalysisLike]]) -> PostingColumns:
-        """COPY the documents' postings; returns them as columns (for the df increments)."""
+        """COPY the documents' postings; returns them as columns."""
         columns = posting_columns(items)
         with connections[self.using].cursor() as cursor:
             model = self._model_id(cursor)
@@ -383,35 +447,6 @@ class PostgresSentenceIndex:
                 row = cursor.fetchone()
         return int(row[0])
 
-    def _increment_df(self, columns: PostingColumns) -> None:
-        """Add the batch's df increments in one sorted INSERT ... ON CONFLICT over two binary
-        arrays built by numpy (measured ~15 % cheaper than COPY into a staging table and an
-        INSERT ... SELECT from it; text array literals were dearer still: the server parses
-        them). Sorted upserts take row locks in one order, so concurrent workers cannot
-        deadlock."""
-        features, counts = df_increments(columns)
-        if not len(features):
-            return
-        connection = connections[self.using]
-        connection.ensure_connection()
-        with connection.wrap_database_errors, lookup_cursor(connection.connection) as cursor:
-            cursor.execute(
-                f"INSERT INTO {DF_TABLE} (feature, df)"
-                " SELECT * FROM unnest(%s::bigint[], %s::bigint[]::int[]) ORDER BY 1"
-                f" ON CONFLICT (feature) DO UPDATE SET df = {DF_TABLE}.df + EXCLUDED.df",
-                [Int8Array(features), Int8Array(counts.astype(np.int64))],
-            )
-
-    def _count_adds(self, documents: int) -> None:
-        """Count added documents (the bound of the heavy-feature cache), in a slot of the
-        backend so concurrent writers rarely wait on one row."""
-        with connections[self.using].cursor() as cursor:
-            cursor.execute(
-                f"INSERT INTO {ADDS_TABLE} (slot, n) VALUES (pg_backend_pid() %% %s, %s)"
-                f" ON CONFLICT (slot) DO UPDATE SET n = {ADDS_TABLE}.n + EXCLUDED.n",
-                [_ADDS_SLOTS, documents],
-            )
-
     def _mark_indexed(self, ids: Sequence[int]) -> None:
         """Record on the rows that their postings are in, and of which model version."""
         with connections[self.using].cursor() as cursor:
@@ -437,13 +472,28 @@ def within_document_frequency(found: Postings, max_df: int) -> Postings:
 
 def common_within(found: Postings, max_df: int) -> np.ndarray:
     """The features of `found` in more than `max_df` distinct documents of it (a feature
-    repeated inside one document counts once, as in the df table)."""
-    if not len(found):
-        return np.empty(0, np.int64)
-    documents = unpack_refs(found.refs)[0]
-    pairs = np.unique(np.stack([found.features, documents]), axis=1)
+    repeated inside one document counts once)."""
+    candidates = _crowded(found.features, max_df)[0]  # more postings than max_df: a superset
+    if not len(candidates):
+        return candidates
+    mask = np.isin(found.features, candidates)
+    documents = unpack_refs(found.refs[mask])[0]
+    pairs = np.unique(np.stack([found.features[mask], documents]), axis=1)
     features, counts = np.unique(pairs[0], return_counts=True)
     return features[counts > max_df]
+
+
+def _crowded(features: np.ndarray, floor: int) -> tuple[np.ndarray, np.ndarray]:
+    """The features occurring more than `floor` times in `features`, and how often."""
+    if len(features) <= floor:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    values, counts = np.unique(features, return_counts=True)
+    keep = counts > floor
+    return values[keep], counts[keep]
+
+
+def _array(value: np.ndarray | None) -> np.ndarray:
+    return np.empty(0, np.int64) if value is None else value
 
 
 def _without(found: Postings, features: np.ndarray) -> Postings:

@@ -9,11 +9,13 @@ a 22.7M-posting archive, docs/benchmarks.md) and how this module keeps it down:
   ~0.7 ms; one array over the partitioned parent probes every btree with every feature (8×).
 - Feature lists travel as binary `bigint[]` built by numpy (`Int8Array`): psycopg dumping a
   Python list of 1,000 ints took ~1 ms per list.
-- Document frequency: only the query's HEAVY features (the per-process list of
-  `HeavyFeatures`) are probed in the df table; the others skip it while the documents added
-  since the list was read cannot have lifted them above max_df. That bound is checked INSIDE
-  the statement, in its own snapshot (`fresh`), so the result is exact; when it fails, every
-  feature is probed.
+- Document frequency: nothing is counted at ingest. Features known to be HEAVY (in more than
+  `HEAVY_FLOOR` documents when a lookup last counted them: the table `DF_TABLE`, listed per
+  process in `HeavyFeatures`) are probed there and left out when their recorded df exceeds the
+  lookup's `guard`; every other feature is fetched, and the caller counts its documents in
+  what came back (`PostgresSentenceIndex.postings`). A recorded df is a lower bound of the
+  true one (adds only raise the true df; removals lower both), so leaving a feature out is
+  always right, and a stale process list only costs fetching more.
 - The postings come back as ONE row of two `bigint[]` (features, packed sentence references,
   migration 0011) decoded by numpy (`Int8ArrayLoader`): ~5,000 rows of four columns cost ~3 ms
   to send and turn into Python tuples, the two arrays a fraction of that.
@@ -24,7 +26,7 @@ a 22.7M-posting archive, docs/benchmarks.md) and how this module keeps it down:
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import psycopg
@@ -37,8 +39,7 @@ POSTING_TABLE = "documents_posting"
 DF_TABLE = "documents_feature_df"
 MODEL_TABLE = "documents_index_model"  # feature model ids stored on the postings (0004)
 POSTING_PARTITIONS = 8
-ADDS_TABLE = "documents_index_adds"
-ADDS = f"(SELECT coalesce(sum(n), 0) FROM {ADDS_TABLE})"
+HEAVY_GENERATION = "documents_heavy_generation"  # a sequence: bumped when DF_TABLE learns
 
 _INT8_OID, _INT8_ARRAY_OID = 20, 1016
 _ARRAY_HEADER = np.dtype([("ndim", ">i4"), ("flags", ">i4"), ("oid", ">u4"),
@@ -99,18 +100,33 @@ def lookup_cursor(connection: psycopg.Connection) -> psycopg.Cursor:
 
 @dataclass(frozen=True)
 class HeavyFeatures:
-    """Features whose df exceeded `floor` when `adds` documents had been added (one snapshot)."""
+    """The features of `DF_TABLE` as one process last read them (generation `generation`)."""
 
-    floor: int
-    adds: int
+    generation: int
     features: np.ndarray  # sorted int64
-    checked: float  # time.monotonic() when the counter was last seen within the bound
-
-    def usable(self, max_df: int) -> bool:
-        return self.floor < max_df
+    dfs: np.ndarray  # their recorded df, int64
+    checked: float  # time.monotonic() when the generation was last seen unchanged
 
     def contains(self, features: np.ndarray) -> np.ndarray:
         return np.isin(features, self.features, assume_unique=True)
+
+    def merged(self, features: np.ndarray, dfs: np.ndarray) -> HeavyFeatures:
+        """This list with `features` (recorded as `dfs`) added or updated."""
+        keep = ~np.isin(self.features, features)
+        all_features = np.concatenate([self.features[keep], features])
+        all_dfs = np.concatenate([self.dfs[keep], dfs])
+        order = np.argsort(all_features)
+        return replace(self, features=all_features[order], dfs=all_dfs[order])
+
+    def recorded(self, features: np.ndarray) -> np.ndarray:
+        """The recorded df of each of `features` (0 for features not listed)."""
+        at = np.searchsorted(self.features, features)
+        inside = at < len(self.features)
+        found = np.zeros(len(features), np.int64)
+        hit = inside.copy()
+        hit[inside] = self.features[at[inside]] == features[inside]
+        found[hit] = self.dfs[at[hit]]
+        return found
 
 
 def _branch(r: int, *, df: bool) -> str:
@@ -120,10 +136,9 @@ def _branch(r: int, *, df: bool) -> str:
     if not df:
         wanted = f"%(p{r})s"
     else:
-        probe = f"SELECT feature FROM {DF_TABLE} WHERE df <= %(max_df)s AND feature = ANY"
+        too_common = f"SELECT 1 FROM {DF_TABLE} d WHERE d.feature = h AND d.df > %(guard)s"
         wanted = (
-            f"(CASE WHEN (SELECT ok FROM fresh) THEN %(p{r})s ELSE ARRAY({probe}(%(p{r})s)) END"
-            f" || ARRAY({probe}(%(h{r})s)))"
+            f"(%(p{r})s || ARRAY(SELECT h FROM unnest(%(h{r})s) h WHERE NOT EXISTS ({too_common})))"
         )
     return (
         f"SELECT feature, ref FROM {table}"
@@ -132,27 +147,36 @@ def _branch(r: int, *, df: bool) -> str:
 
 
 def _statement(*, df: bool, scope: str) -> str:
-    ctes = [
+    model = (
         f"model AS MATERIALIZED (SELECT id FROM {MODEL_TABLE} WHERE model_version = %(version)s)"
-    ]
-    if df:
-        ctes.append(f"fresh AS MATERIALIZED (SELECT {ADDS} <= %(valid_until)s AS ok)")
+    )
     branches = " UNION ALL ".join(_branch(r, df=df) for r in range(POSTING_PARTITIONS))
     if not scope:
-        return f"WITH {', '.join(ctes)} {_AGGREGATE} ({branches}) h"
-    return f"WITH {', '.join(ctes)}, hits AS MATERIALIZED ({branches}) {scope}"
+        return f"WITH {model} {_AGGREGATE} ({branches}) h"
+    return f"WITH {model}, hits AS MATERIALIZED ({branches}), {_CROWDED} {scope}"
 
 
 _AGGREGATE = "SELECT array_agg(feature), array_agg(ref) FROM"  # NULLs when nothing was found
 _DOCUMENT = "(h.ref >> 32)"  # the document of a reference (detection.pack_refs)
-SCOPE_DOCUMENTS = f"{_AGGREGATE} hits h WHERE {_DOCUMENT} = ANY(%(scope)s)"
+# A scoped lookup also returns the features with more than %(crowded)s postings before the scope
+# was applied (all documents of the model) and their posting counts: the ones worth counting
+# for DF_TABLE (the `crowded` CTE of `_statement`).
+_SCOPED = (
+    "SELECT array_agg(h.feature), array_agg(h.ref), (SELECT array_agg(feature) FROM crowded),"
+    " (SELECT array_agg(n) FROM crowded) FROM hits h WHERE"
+)
+_CROWDED = (
+    "crowded AS MATERIALIZED (SELECT feature, count(*) AS n FROM hits"
+    " GROUP BY feature HAVING count(*) > %(crowded)s)"
+)
+SCOPE_DOCUMENTS = f"{_SCOPED} {_DOCUMENT} = ANY(%(scope)s)"
 # Collections are checked on the documents found, so scoping to a large archive costs no more
 # than the primary-key probes of those documents.
 SCOPE_COLLECTIONS = (
     ", found AS MATERIALIZED (SELECT id FROM documents_document"
     f" WHERE id = ANY(ARRAY(SELECT DISTINCT {_DOCUMENT} FROM hits h))"
     " AND collection_id = ANY(%(collections)s::bigint[]))"
-    f" {_AGGREGATE} hits h WHERE {_DOCUMENT} IN (SELECT id FROM found)"
+    f" {_SCOPED} {_DOCUMENT} IN (SELECT id FROM found)"
 )
 
 
@@ -160,12 +184,14 @@ def lookup_statement(
     features: Collection[int] | np.ndarray,
     *,
     version: str,
-    max_df: int | None,
+    guard: int | None,
     heavy: HeavyFeatures | None,
     scope: str = "",
 ) -> tuple[str, dict[str, object]]:
     """The SQL and parameters of one lookup; `scope` is "" or one of the SCOPE_* selects
-    (their parameters are the caller's)."""
+    (their parameters are the caller's). Listed heavy features whose recorded df exceeds
+    `guard` are left out (none when `guard` is None); the statement has no df probe at all
+    when none of the features is listed."""
     if isinstance(features, np.ndarray):
         wanted = np.sort(features.astype(np.int64, copy=False))
     else:
@@ -173,15 +199,13 @@ def lookup_statement(
     wanted = wanted[np.concatenate(([True], wanted[1:] != wanted[:-1]))]  # unique, cheaply
     partitions = partition_of(wanted, POSTING_PARTITIONS)
     params: dict[str, object] = {"version": version}
-    if max_df is None:
+    heavy_here = np.zeros(len(wanted), bool) if heavy is None else heavy.contains(wanted)
+    if guard is None or not heavy_here.any():
         _route(params, "p", wanted, partitions)
         return _statement(df=False, scope=scope), params
-    light = np.ones(len(wanted), bool) if heavy is None else ~heavy.contains(wanted)
-    _route(params, "p", wanted[light], partitions[light])
-    _route(params, "h", wanted[~light], partitions[~light])
-    params["max_df"] = max_df
-    # Without a usable list every feature is probed (`fresh` is false: -1 < any count).
-    params["valid_until"] = -1 if heavy is None else heavy.adds + max_df - heavy.floor
+    _route(params, "p", wanted[~heavy_here], partitions[~heavy_here])
+    _route(params, "h", wanted[heavy_here], partitions[heavy_here])
+    params["guard"] = guard
     return _statement(df=True, scope=scope), params
 
 

@@ -76,7 +76,11 @@ def anonymous_api():
 @pytest.fixture(autouse=True)
 def _empty_index_after_transactional_tests(request):
     """Flushing a transactional test's database only truncates Django-managed tables; the
-    raw-SQL index tables are emptied here so no postings leak into the next test."""
+    raw-SQL index tables are emptied here so no postings leak into the next test. The
+    process's list of heavy features is forgotten before every test."""
+    from documents import pg_index
+
+    pg_index._HEAVY.clear()
     yield
     marker = request.node.get_closest_marker("django_db")
     transactional = (marker is not None and marker.kwargs.get("transaction")) or any(

@@ -39,6 +39,19 @@ def df_of(feature):
     return None if row is None else row[0]
 
 
+@pytest.fixture
+def every_feature_heavy(monkeypatch):
+    """Lookups record the df of every feature they fetch (the floor is 50 documents)."""
+    from documents import pg_index
+
+    monkeypatch.setattr(pg_index, "HEAVY_FLOOR", 0)
+
+
+def learn(index, features):
+    """A lookup of `features`: it records their df (with `every_feature_heavy`)."""
+    index.postings(set(features), max_df=1_000)
+
+
 def posting_count(document_id):
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM documents_posting WHERE ref >> 32 = %s", [document_id])
@@ -65,13 +78,24 @@ def test_it_keeps_signed_64_bit_features(collection):
     assert {feature for feature, *_ in index.postings(extremes, max_df=1)} == extremes
 
 
-def test_it_counts_document_frequency_once_per_document(collection):
+def test_lookups_count_document_frequency_once_per_document(collection, every_feature_heavy):
     first, first_analysis = make_document(collection, {7, 8}, {7})
     second, second_analysis = make_document(collection, {7})
     index = PostgresSentenceIndex(model_version=V1)
     index.add_many([(first.id, first_analysis), (second.id, second_analysis)])
+    assert (df_of(7), df_of(8)) == (None, None)  # nothing is counted at ingest
+    learn(index, {7, 8})
     assert df_of(7) == 2
     assert df_of(8) == 1
+
+
+def test_only_features_above_the_floor_are_recorded(collection):
+    index = PostgresSentenceIndex(model_version=V1)
+    for k in range(52):
+        document, analysis = make_document(collection, {1} | ({2} if k < 50 else set()))
+        index.add(document.id, analysis)
+    assert {feature for feature, *_ in index.postings({1, 2}, max_df=100)} == {1, 2}
+    assert (df_of(1), df_of(2)) == (52, None)  # the floor: more than 50 documents
 
 
 def test_it_skips_features_more_common_than_max_df(collection):
@@ -84,12 +108,13 @@ def test_it_skips_features_more_common_than_max_df(collection):
     assert {feature for feature, *_ in index.postings({7, 8}, max_df=2)} == {7, 8}
 
 
-def test_remove_deletes_postings_and_decrements_df(collection):
+def test_remove_deletes_postings_and_decrements_df(collection, every_feature_heavy):
     first, first_analysis = make_document(collection, {7, 8})
     second, second_analysis = make_document(collection, {7})
     index = PostgresSentenceIndex(model_version=V1)
     index.add(first.id, first_analysis)
     index.add(second.id, second_analysis)
+    learn(index, {7, 8})
     index.remove(first.id)
     assert posting_count(first.id) == 0
     assert df_of(7) == 1
@@ -107,7 +132,6 @@ def test_removing_and_adding_again_leaves_the_same_state(collection):
     index.remove(document.id)
     index.add(document.id, analysis)
     assert sorted(index.postings({1, 2, 3}, max_df=None)) == before
-    assert [df_of(f) for f in (1, 2, 3)] == [1, 1, 1]
 
 
 def test_a_scoped_index_only_sees_its_documents(collection):
@@ -196,7 +220,7 @@ def test_detection_through_postgres_equals_detection_through_memory(collection):
     assert found_any
 
 
-def test_deleting_documents_in_any_way_removes_their_postings(owner):
+def test_deleting_documents_in_any_way_removes_their_postings(owner, every_feature_heavy):
     doomed = Collection.objects.create(owner=owner, name="doomed")
     kept = Collection.objects.create(owner=owner, name="kept")
     first, first_analysis = make_document(doomed, {7, 8})
@@ -213,6 +237,8 @@ def test_deleting_documents_in_any_way_removes_their_postings(owner):
             ]
         ]
     )
+    learn(index, {7, 8})
+    assert (df_of(7), df_of(8)) == (3, 1)
     doomed.delete()  # a cascade, as the admin would do it
     assert posting_count(first.id) == posting_count(second.id) == 0
     assert (df_of(7), df_of(8)) == (1, None)
@@ -234,7 +260,9 @@ def test_an_index_scoped_to_collections_only_sees_their_documents(owner):
     assert {document for _, document, *_ in scoped.postings({5}, max_df=5)} == {seen.id}
 
 
-def test_two_loads_in_one_transaction_count_df_once_per_document(collection):
+def test_a_lookup_in_the_loading_transaction_counts_df_once_per_document(
+    collection, every_feature_heavy
+):
     from django.db import transaction
 
     first, first_analysis = make_document(collection, {7, 8}, {7, 9})
@@ -243,6 +271,7 @@ def test_two_loads_in_one_transaction_count_df_once_per_document(collection):
     with transaction.atomic():
         index.add(first.id, first_analysis)
         index.add(second.id, second_analysis)
+        learn(index, {7, 8, 9})
     assert (df_of(7), df_of(8), df_of(9)) == (2, 1, 1)
     assert posting_count(first.id) == 4 and posting_count(second.id) == 2
 
@@ -282,7 +311,7 @@ def test_postings_carry_the_id_of_their_feature_model(collection):
 
 
 def test_df_increments_count_each_document_once():
-    from documents.pg_index import df_increments, posting_columns
+    from documents.pg_copy import df_increments, posting_columns
 
     analysis = DocumentAnalysis(
         language="en",
@@ -311,21 +340,25 @@ def test_vacuum_refuses_to_run_inside_a_transaction():
 
 @pytest.fixture
 def committed_index(owner):
-    """Committed documents (the heavy-feature cache only serves committed state), cleaned up
-    afterwards: the posting, df and counter tables are not flushed by Django."""
+    """Committed documents (lookups record df in their own transactions and processes re-read
+    the list after commits), cleaned up afterwards: the posting, df and counter tables are
+    not flushed by Django."""
     from documents import pg_index
 
     pg_index._HEAVY.clear()
     yield Collection.objects.create(owner=owner, name="committed")
-    Document.objects.all().delete()  # the trigger removes postings and df
+    Document.objects.all().delete()  # the trigger removes postings and lowers df
     with connection.cursor() as cursor:
-        cursor.execute("DELETE FROM documents_index_adds")
+        cursor.execute("DELETE FROM documents_feature_df")
         cursor.execute("DELETE FROM documents_index_model")
     pg_index._HEAVY.clear()
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_heavy_feature_cache_never_returns_a_feature_above_max_df(committed_index):
+def test_heavy_features_are_learnt_and_never_returned_above_max_df(committed_index, monkeypatch):
+    from documents import pg_index
+
+    monkeypatch.setattr(pg_index, "_HEAVY_CHECK_SECONDS", 0.0)  # see every generation at once
     heavy, climbing, light = 1, 2, 3
     index = PostgresSentenceIndex(model_version=V1)
     for k in range(60):
@@ -333,18 +366,55 @@ def test_the_heavy_feature_cache_never_returns_a_feature_above_max_df(committed_
         document, analysis = make_document(committed_index, features)
         index.add(document.id, analysis)
     found = {feature for feature, *_ in index.postings({heavy, climbing, light}, max_df=55)}
-    assert found == {climbing, light}  # heavy: df 60 > 55
-    cached = index.heavy_features(55)
-    assert cached is not None and heavy in cached.features and climbing not in cached.features
-    for _ in range(10):  # `climbing` goes from df 48 to 58, past max_df, after the cache read
+    assert found == {climbing, light}  # heavy: df 60 > 55, counted in what was fetched
+    assert (df_of(heavy), df_of(climbing)) == (60, None)  # learnt: more than 50 documents
+    assert index.heavy_features().features.tolist() == [heavy]  # the generation moved
+    for _ in range(10):  # `climbing` goes from df 48 to 58, past max_df
         document, analysis = make_document(committed_index, {climbing})
         index.add(document.id, analysis)
     found = {feature for feature, *_ in index.postings({heavy, climbing, light}, max_df=55)}
     assert found == {light}
+    assert df_of(climbing) == 58
     assert {feature for feature, *_ in index.postings({heavy, climbing}, max_df=100)} == {
         heavy,
         climbing,
     }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_recorded_df_above_the_limit_keeps_a_feature_from_being_fetched(committed_index):
+    listed, other = 1, 2
+    index = PostgresSentenceIndex(model_version=V1)
+    document, analysis = make_document(committed_index, {listed, other})
+    index.add(document.id, analysis)
+    with connection.cursor() as cursor:  # as if 500 documents had held it at the last count
+        cursor.execute("INSERT INTO documents_feature_df (feature, df) VALUES (%s, 500)", [listed])
+        cursor.execute("SELECT nextval('documents_heavy_generation')")
+    assert {feature for feature, *_ in index.postings({listed, other}, max_df=499)} == {other}
+    assert {feature for feature, *_ in index.postings({listed, other}, max_df=500)} == {
+        listed,
+        other,
+    }
+    with connection.cursor() as cursor:  # dropped from the table: fetched again at once
+        cursor.execute("DELETE FROM documents_feature_df")
+    assert {feature for feature, *_ in index.postings({listed, other}, max_df=499)} == {
+        listed,
+        other,
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_scoped_lookup_learns_from_documents_outside_its_scope(committed_index, owner):
+    mine = Collection.objects.create(owner=owner, name="mine")
+    index = PostgresSentenceIndex(model_version=V1)
+    for _ in range(51):
+        document, analysis = make_document(committed_index, {9})
+        index.add(document.id, analysis)
+    own, own_analysis = make_document(mine, {9})
+    index.add(own.id, own_analysis)
+    scoped = PostgresSentenceIndex(model_version=V1, collections=[mine.id])
+    assert {document for _, document, *_ in scoped.postings({9}, max_df=50)} == {own.id}
+    assert df_of(9) == 52  # counted over every document, not only the scope's
 
 
 @pytest.mark.django_db(transaction=True)
@@ -372,13 +442,16 @@ def test_document_count_follows_every_way_documents_come_and_go(committed_index)
         assert cursor.fetchone()[0] == 0
 
 
-def test_removal_at_the_ends_of_the_document_id_range_touches_only_that_document(collection):
+def test_removal_at_the_ends_of_the_document_id_range_touches_only_that_document(
+    collection, every_feature_heavy
+):
     """A document is its range of refs; bigint shifts wrap silently, so an id past the field
     must not name another document's range, and the largest id's range must not wrap."""
     small, small_analysis = make_document(collection, {11, 12}, id=7)
     largest, largest_analysis = make_document(collection, {11, 13}, id=MAX_DOCUMENT_ID)
     index = PostgresSentenceIndex(model_version=V1)
     index.add_many([(small.id, small_analysis), (largest.id, largest_analysis)])
+    learn(index, {11, 12, 13})
     index.remove_many([(1 << 32) + 7, -1])  # cannot be indexed: nothing to remove
     assert posting_count(small.id) == 2 and posting_count(largest.id) == 2
     beyond, _ = make_document(collection, {11}, id=(1 << 32) + 7)
