@@ -470,6 +470,31 @@ as_size(PyObject *object, const char *name)
     return value;
 }
 
+/* first and last of one (first, last) item of bounds (any pair of integers). */
+static int
+bound_pair(PyObject *pair, Py_ssize_t *first, Py_ssize_t *last)
+{
+    PyObject *items = PyTuple_CheckExact(pair) ? Py_NewRef(pair) : PySequence_Tuple(pair);
+    if (items == NULL) {
+        return -1;
+    }
+    int result = -1;
+    if (PyTuple_GET_SIZE(items) != 2) {
+        PyErr_SetString(PyExc_ValueError, "features: bounds must hold (first, last) pairs");
+    }
+    else if ((*first = PyNumber_AsSsize_t(PyTuple_GET_ITEM(items, 0), PyExc_OverflowError)) ==
+                 -1 && PyErr_Occurred()) {
+    }
+    else if ((*last = PyNumber_AsSsize_t(PyTuple_GET_ITEM(items, 1), PyExc_OverflowError)) ==
+                 -1 && PyErr_Occurred()) {
+    }
+    else {
+        result = 0;
+    }
+    Py_DECREF(items);
+    return result;
+}
+
 static PyObject *
 features(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {
@@ -496,6 +521,9 @@ features(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
     if (w.gap == 0) {
         PyErr_SetString(PyExc_ValueError, "features: chain_gap must be >= 1");
         goto done;
+    }
+    if (w.gap > PY_SSIZE_T_MAX / 4) { /* as good as infinite; p + k * gap cannot overflow */
+        w.gap = PY_SSIZE_T_MAX / 4;
     }
     Py_ssize_t longest = w.plain > w.han ? w.plain : w.han;
 
@@ -534,9 +562,10 @@ features(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
     }
     Py_DECREF(given);
 
-    bounds = PySequence_Fast(args[1], "features: bounds must be a sequence");
+    /* A tuple (a copy of a list): __index__ of an odd bound cannot change it meanwhile. */
+    bounds = PySequence_Tuple(args[1]);
     if (bounds == NULL) goto done;
-    Py_ssize_t sentences = PySequence_Fast_GET_SIZE(bounds);
+    Py_ssize_t sentences = PyTuple_GET_SIZE(bounds);
     table = PyMem_Malloc((size_t)(2 * sentences + 1) * sizeof(Py_ssize_t));
     if (table == NULL) {
         PyErr_NoMemory();
@@ -544,18 +573,8 @@ features(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
     }
     Py_ssize_t total = 0, longest_sentence = 0;
     for (Py_ssize_t s = 0; s < sentences; s++) {
-        PyObject *pair = PySequence_Fast_ITEMS(bounds)[s];
         Py_ssize_t first, last;
-        if (PyTuple_CheckExact(pair) && PyTuple_GET_SIZE(pair) == 2) {
-            first = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 0));
-            if (first == -1 && PyErr_Occurred()) goto done;
-            last = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 1));
-            if (last == -1 && PyErr_Occurred()) goto done;
-        }
-        else if (!PyArg_ParseTuple(pair, "nn;features: bounds must hold (first, last) pairs",
-                                   &first, &last)) {
-            goto done;
-        }
+        if (bound_pair(PyTuple_GET_ITEM(bounds, s), &first, &last) < 0) goto done;
         if (first < 0 || last < first || last > words) {
             PyErr_Format(PyExc_ValueError, "features: bound (%zd, %zd) outside 0..%zd",
                          first, last, words);

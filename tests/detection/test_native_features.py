@@ -193,4 +193,10 @@ def test_the_extension_refuses_what_it_cannot_handle():
         _lisfeatures.features(ids, [(0, 2)], hashes, flags, multipliers[:2], 2, 1, 1)
     with pytest.raises(ValueError):
         _lisfeatures.features(ids, [(0, 2)], hashes, flags, multipliers, 2, 1, 0)
+    with pytest.raises(ValueError):
+        _lisfeatures.features(ids, [(0, 1, 2)], hashes, flags, multipliers, 2, 1, 1)
     assert _lisfeatures.features(ids, [(0, 2)], hashes, flags, multipliers, 2, 1, 1) == [(0,)]
+    # Any pair of integers is a bound, as for the numpy path.
+    assert _lisfeatures.features(ids, [[0, np.int64(2)]], hashes, flags, multipliers, 2, 1, 1) == [
+        (0,)
+    ]
