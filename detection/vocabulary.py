@@ -13,8 +13,8 @@ scalar definition):
 * the C extension ``detection._lisfeatures`` (detection/_lisfeatures.c, built in place by
   scripts/build_native.py, which ``make run``/``make test`` run): words are looked up in a C
   table mirroring the vocabulary dict (one cache line per word instead of a dict probe's
-  several misses) and the chains are summed per sentence with ``uint64`` wraparound — four
-  to six times faster than numpy on the dev corpus (docs/benchmarks.md);
+  several misses) and the chains are summed per sentence with ``uint64`` wraparound — five to
+  eight times faster than numpy on the dev corpus (docs/benchmarks.md);
 * numpy over arrays (``uint64`` arithmetic wraps modulo 2^64 like the scalar definition): the
   fallback when the extension is not importable; its per-call overhead dominates on documents
   of a few hundred words.
