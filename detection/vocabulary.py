@@ -1,17 +1,31 @@
-"""Whole-document Low-IDF-Sig extraction with numpy (the fast path of :func:`analyze`).
+"""Whole-document Low-IDF-Sig extraction (the fast path of :func:`analyze`), in C or numpy.
 
 Computes exactly the features of :func:`detection.features.sentence_features` for every
-sentence of a document at once: words become ids of a per-model vocabulary (one dict lookup per
-word; a new word gets its keyed blake2b hash and its flags — skipped, antecedent, Han — once),
-and chains are summed as ``Σ word_hash[p + k·d] · M[k] mod 2^64`` over arrays (numpy ``uint64``
-arithmetic wraps modulo 2^64 like the scalar definition).  A property test checks the two paths
-agree.  Ingest speed is a requirement (the app must reach 40% of tokenizer-only throughput), and
-the per-chain Python loop cost as much as tokenising.
+sentence of a document at once: words become ids of a per-model vocabulary (one lookup per
+word; a new word gets its keyed blake2b hash and its flags — skipped, antecedent, Han — once,
+here in Python), and chains are summed as ``Σ word_hash[p + k·d] · M[k] mod 2^64``.  Ingest
+speed is a requirement (the app must reach 40% of tokenizer-only throughput), and the per-chain
+Python loop cost as much as tokenising.
+
+Two implementations give the same output (property tests check it, and both against the
+scalar definition):
+
+* the C extension ``detection._lisfeatures`` (detection/_lisfeatures.c, built in place by
+  scripts/build_native.py, which ``make run``/``make test`` run): words are looked up in a C
+  table mirroring the vocabulary dict (one cache line per word instead of a dict probe's
+  several misses) and the chains are summed per sentence with ``uint64`` wraparound — five to
+  eight times faster than numpy on the dev corpus (docs/benchmarks.md);
+* numpy over arrays (``uint64`` arithmetic wraps modulo 2^64 like the scalar definition): the
+  fallback when the extension is not importable; its per-call overhead dominates on documents
+  of a few hundred words.
+
+:data:`NATIVE` tells which one :func:`document_features` uses.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from collections.abc import Sequence
 from functools import cache
@@ -21,7 +35,16 @@ import numpy as np
 
 from detection.features import FeatureModel
 
-__all__ = ["document_features"]
+try:
+    from detection import _lisfeatures
+except ImportError as error:  # not built (scripts/build_native.py): the numpy path below
+    _lisfeatures = None  # type: ignore[assignment]
+    logging.getLogger(__name__).debug("detection._lisfeatures not built (%s): numpy path", error)
+
+__all__ = ["document_features", "NATIVE"]
+
+NATIVE = _lisfeatures is not None
+"""Whether :func:`document_features` runs the C extension (else the numpy fallback)."""
 
 _SKIP, _ANTECEDENT, _HAN = 1, 2, 4
 _LIMIT = 1 << 21  # words per vocabulary; beyond it a fresh one starts (bounded memory)
@@ -39,6 +62,9 @@ class _Vocabulary:
         self.model = model
         self.lock = threading.Lock()
         self.ids: dict[str, int] = {}
+        # The same word → id in C (the native path looks words up there: a dict probe costs
+        # several cache misses per word on a large vocabulary, a Table slot one).
+        self.table = _lisfeatures.Table() if _lisfeatures is not None else None
         self.hashes = np.zeros(4096, dtype=np.uint64)
         self.flags = np.zeros(4096, dtype=np.uint8)
 
@@ -65,19 +91,30 @@ class _Vocabulary:
     def _add(self, words: Sequence[str]) -> None:
         """Give ``words`` (distinct, not yet known; caller holds the lock) the next ids.
 
-        Hashes and flags are written before the words enter ``ids``: a thread that finds a
-        word in ``ids`` without the lock must find its hash in the arrays.
+        Hashes and flags are written before the words enter ``ids`` and ``table``: a thread
+        that finds a word in either without the lock must find its hash in the arrays.
         """
         start = len(self.ids)
         stop = start + len(words)
         self._reserve(stop)
         self.hashes[start:stop] = _word_hashes(words, self.model.key)
         self.flags[start:stop] = self._flags(words)
+        if self.table is not None:
+            self.table.add(words, start)
         self.ids.update(zip(words, range(start, stop), strict=True))
 
-    def lookup(self, words: Sequence[str]) -> np.ndarray:
-        # -1 for new words: one C-level pass, no None checks over a Python list.
-        ids = np.fromiter(map(self.ids.get, words, repeat(-1)), dtype=np.int64, count=len(words))
+    def lookup(self, words: Sequence[str], native: bool = NATIVE) -> np.ndarray:
+        """The ids of ``words``; new words get theirs first.  Read the hash and flag arrays
+        after this returns: they then hold every id it gave."""
+        if native and self.table is not None:
+            ids = np.empty(len(words), dtype=np.int64)
+            if not self.table.lookup(words, ids):  # -1 for new words; returns their count
+                return ids
+        else:
+            # -1 for new words: one C-level pass, no None checks over a Python list.
+            ids = np.fromiter(
+                map(self.ids.get, words, repeat(-1)), dtype=np.int64, count=len(words)
+            )
         new = np.flatnonzero(ids < 0)
         if len(new):
             missing = [words[i] for i in new.tolist()]
@@ -192,11 +229,29 @@ def document_features(
 
     ``bounds`` are non-empty, increasing, disjoint token ranges.
     """
+    return _document_features(words, bounds, model, NATIVE)
+
+
+def _document_features(
+    words: Sequence[str], bounds: Sequence[tuple[int, int]], model: FeatureModel, native: bool
+) -> list[tuple[int, ...]]:
+    """:func:`document_features` by the C extension (``native``) or by numpy."""
     if not bounds:
         return []
     vocabulary = _vocabulary(model)
-    ids = vocabulary.lookup(words)
+    ids = vocabulary.lookup(words, native)
     hashes, flags = vocabulary.hashes, vocabulary.flags  # arrays only ever grow
+    if native and _lisfeatures is not None:
+        return _lisfeatures.features(
+            ids,
+            bounds,
+            hashes,
+            flags,
+            model.multipliers,
+            model.chain_length,
+            model.han_chain_length,
+            model.chain_gap,
+        )
     table = np.fromiter(chain.from_iterable(bounds), dtype=np.int64, count=2 * len(bounds))
     firsts, lasts = table[0::2], table[1::2]
     word_flags = flags[ids]

@@ -57,8 +57,14 @@ pick_python() {
     die "no Python >= 3.11 with the venv module (install python3 and python3-venv)"
 }
 
-# pip runs only when requirements.txt differs from what the stamp records.
+# pip runs only when requirements.txt differs from what the stamp records; the C extension
+# of the feature extraction is then (re)built in place when its source changed.
 setup_venv() {
+    setup_requirements
+    setup_native
+}
+
+setup_requirements() {
     if ! "$VENV/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
         local python
         python="$(pick_python)"
@@ -76,6 +82,13 @@ setup_venv() {
     log "installing requirements.txt into $VENV (a few minutes the first time)"
     "$VENV/bin/python" -m pip install --disable-pip-version-check -q -r "$ROOT/requirements.txt"
     echo "$want" >"$VENV_STAMP"
+}
+
+# detection/_lisfeatures.c -> detection/_lisfeatures*.so with the venv's compiler flags
+# (build-essential, python3-dev); skipped while its stamp matches (scripts/build_native.py).
+setup_native() {
+    "$VENV/bin/python" "$ROOT/scripts/build_native.py" ||
+        die "building detection/_lisfeatures.c failed (see the compiler output above)"
 }
 
 setup_wordnet() {

@@ -1,0 +1,683 @@
+/* Low-IDF-Sig features of a whole document in C: the fast path of
+ * detection.vocabulary.document_features (the numpy implementation there is the fallback and
+ * the reference; tests/detection/test_native_features.py checks both give the same output).
+ * Built in place by scripts/build_native.py.
+ *
+ *   Table(): a vocabulary's word -> id, filled by Python next to its dict:
+ *       add(words, first)   words[i] gets id first + i (Python adds a word's hash and flags
+ *                           to its arrays first, under the vocabulary lock);
+ *       lookup(words, out)  out[i] = the id of words[i] or -1 (out: writable int64 buffer
+ *                           of len(words)); returns how many were not found.  Python adds
+ *                           those, and only then reads the hash and flag arrays, so every
+ *                           id found has its hash there.
+ *
+ *   features(ids, bounds, hashes, flags, multipliers, chain_length, han_chain_length,
+ *            chain_gap) -> list[tuple[int, ...]]
+ *       For every (first, last) of bounds, the sorted unique features of the sentence
+ *       words[first:last] (ids: int64 buffer of word ids; hashes: uint64 buffer, flags: uint8
+ *       buffer, both indexed by id).  Skip words are left out (a sentence of skip words only
+ *       keeps its first word); chains start at the first kept word and at every kept
+ *       antecedent and take the kept words p, p+d, ..., p+c*d (c = han_chain_length when the
+ *       start word is Han), cut at the sentence end; a chain is kept when it has two words
+ *       or starts the sentence.  Its value is sum(hash[k] * multipliers[k]) mod 2^64, read
+ *       as a signed 64-bit integer.  The GIL is released while the values are computed.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+#define FLAG_SKIP 1
+#define FLAG_ANTECEDENT 2
+#define FLAG_HAN 4
+
+/* The buffer's format, without a byte-order/size prefix ("<q", "=q", "@l" -> 'q', 'l'). */
+static char
+format_code(const Py_buffer *view)
+{
+    const char *format = view->format ? view->format : "B";
+    if (*format == '@' || *format == '=' || *format == '<' || *format == '>' || *format == '!') {
+        format++;
+    }
+    return format[0] != '\0' && format[1] == '\0' ? format[0] : '\0';
+}
+
+/* A C-contiguous one-dimensional buffer of items of `itemsize` bytes whose format is one of
+ * `codes`; on failure an exception is set and the buffer is not held. */
+static int
+get_buffer(PyObject *object, Py_buffer *view, int writable, Py_ssize_t itemsize,
+           const char *codes, const char *name)
+{
+    int flags = PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(object, view, flags) < 0) {
+        return -1;
+    }
+    char code = format_code(view);
+    if (view->ndim != 1 || view->itemsize != itemsize || code == '\0' ||
+        strchr(codes, code) == NULL) {
+        PyErr_Format(PyExc_TypeError, "%s must be a one-dimensional buffer of %zd-byte items "
+                     "of format %s, got format %s", name, itemsize, codes,
+                     view->format ? view->format : "B");
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* Table: the vocabulary's word -> id, mirrored from its dict for lookups.
+ *
+ * The dict costs three to four cache misses per word on a large vocabulary (index, entry, the
+ * key string, the id int); here a word is found in one 32-byte slot holding its str hash,
+ * its id and, for words of up to 16 bytes (almost all), the characters themselves.  Linear
+ * probing, at most half full, on transparent huge pages when large (slots_new).  A word is
+ * its str kind (1, 2 or 4 bytes a character) and data: CPython stores equal strings with the
+ * same kind, so equal words have equal bytes.
+ *
+ * Every method holds the GIL from start to end and runs no Python code (str hashes are
+ * computed in C), so a lookup never sees an add half done; the Python side serialises
+ * adds under its vocabulary lock.
+ */
+
+#define INLINE 16
+
+typedef struct {
+    Py_hash_t hash;
+    int32_t id1;       /* id + 1; 0: empty slot */
+    uint32_t shape;    /* bytes << 3 | kind */
+    union {
+        char bytes[INLINE];
+        char *heap;    /* longer words: a copy of their bytes */
+    } key;
+} Slot;
+
+typedef struct {
+    PyObject_HEAD
+    Slot *slots;
+    size_t mask;       /* slots - 1, a power of two minus one */
+    Py_ssize_t used;
+} Table;
+
+static int
+shape_of(PyObject *word, const char **data, uint32_t *shape, Py_hash_t *hash)
+{
+    if (!PyUnicode_CheckExact(word)) {
+        /* Other keys may run Python code (__hash__, __eq__) or hash differently. */
+        PyErr_Format(PyExc_TypeError, "words must be str, got %.100s", Py_TYPE(word)->tp_name);
+        return -1;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(word) < 0) { /* legacy (wstr) strings: give them their kind */
+        return -1;
+    }
+#endif
+    size_t bytes = (size_t)PyUnicode_GET_LENGTH(word) * PyUnicode_KIND(word);
+    if (bytes >= (1u << 29)) {
+        PyErr_SetString(PyExc_ValueError, "word too long");
+        return -1;
+    }
+    *data = PyUnicode_DATA(word);
+    *shape = (uint32_t)(bytes << 3) | (uint32_t)PyUnicode_KIND(word);
+    *hash = PyObject_Hash(word); /* str: computed once, then cached in the object */
+    return *hash == -1 ? -1 : 0;
+}
+
+static inline const char *
+slot_bytes(const Slot *slot)
+{
+    return (slot->shape >> 3) <= INLINE ? slot->key.bytes : slot->key.heap;
+}
+
+/* The slot of the word, or the empty slot where it would go. */
+static inline Slot *
+find(const Table *table, const char *data, uint32_t shape, Py_hash_t hash)
+{
+    size_t index = (size_t)hash & table->mask;
+    for (;;) {
+        Slot *slot = &table->slots[index];
+        if (slot->id1 == 0 || (slot->hash == hash && slot->shape == shape &&
+                               memcmp(slot_bytes(slot), data, shape >> 3) == 0)) {
+            return slot;
+        }
+        index = (index + 1) & table->mask;
+    }
+}
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Zeroed slots; a table of 2 MiB or more on transparent huge pages where the kernel offers
+ * them (madvise mode): its slots are hit at random, and on 4 KiB pages nearly every lookup
+ * would also miss the TLB. */
+static Slot *
+slots_new(size_t count)
+{
+    size_t bytes = count * sizeof(Slot);
+    void *memory = NULL;
+    if (bytes < HUGE_PAGE || posix_memalign(&memory, HUGE_PAGE, bytes) != 0) {
+        return calloc(count, sizeof(Slot));
+    }
+#if defined(MADV_HUGEPAGE)
+    (void)madvise(memory, bytes, MADV_HUGEPAGE); /* only a hint: ignore a refusal */
+#endif
+    memset(memory, 0, bytes);
+    return memory;
+}
+
+static int
+table_grow(Table *table)
+{
+    size_t size = 2 * (table->mask + 1);
+    Slot *slots = slots_new(size);
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Slot *old = table->slots;
+    size_t old_size = table->mask + 1;
+    table->slots = slots;
+    table->mask = size - 1;
+    for (size_t i = 0; i < old_size; i++) {
+        if (old[i].id1 != 0) {
+            size_t index = (size_t)old[i].hash & table->mask;
+            while (slots[index].id1 != 0) {
+                index = (index + 1) & table->mask;
+            }
+            slots[index] = old[i];
+        }
+    }
+    free(old);
+    return 0;
+}
+
+static PyObject *
+table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    if (PyTuple_GET_SIZE(args) != 0 || (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "Table() takes no arguments");
+        return NULL;
+    }
+    Table *table = (Table *)type->tp_alloc(type, 0);
+    if (table == NULL) {
+        return NULL;
+    }
+    table->slots = slots_new(1024);
+    if (table->slots == NULL) {
+        Py_DECREF(table);
+        return PyErr_NoMemory();
+    }
+    table->mask = 1023;
+    return (PyObject *)table;
+}
+
+static void
+table_dealloc(Table *table)
+{
+    if (table->slots != NULL) {
+        for (size_t i = 0; i <= table->mask; i++) {
+            if (table->slots[i].id1 != 0 && (table->slots[i].shape >> 3) > INLINE) {
+                PyMem_Free(table->slots[i].key.heap);
+            }
+        }
+        free(table->slots);
+    }
+    Py_TYPE(table)->tp_free((PyObject *)table);
+}
+
+static Py_ssize_t
+table_length(Table *table)
+{
+    return table->used;
+}
+
+static PyObject *
+table_add(Table *table, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "add(words, first) takes 2 arguments");
+        return NULL;
+    }
+    Py_ssize_t first = PyLong_AsSsize_t(args[1]);
+    if (first == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    PyObject *words = PySequence_Fast(args[0], "add: words must be a sequence");
+    if (words == NULL) {
+        return NULL;
+    }
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(words);
+    if (first < 0 || first > INT32_MAX - 1 - count) {
+        PyErr_SetString(PyExc_OverflowError, "add: ids must lie in 0 .. 2**31 - 2");
+        goto error;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const char *data;
+        uint32_t shape;
+        Py_hash_t hash;
+        if (shape_of(PySequence_Fast_ITEMS(words)[i], &data, &shape, &hash) < 0) {
+            goto error;
+        }
+        if ((size_t)(table->used + 1) * 2 > table->mask + 1 && table_grow(table) < 0) {
+            goto error;
+        }
+        Slot *slot = find(table, data, shape, hash);
+        if (slot->id1 == 0) { /* else: the word is there already and gets the new id */
+            size_t bytes = shape >> 3;
+            if (bytes > INLINE) {
+                slot->key.heap = PyMem_Malloc(bytes);
+                if (slot->key.heap == NULL) {
+                    PyErr_NoMemory();
+                    goto error;
+                }
+                memcpy(slot->key.heap, data, bytes);
+            }
+            else {
+                memcpy(slot->key.bytes, data, bytes);
+            }
+            slot->hash = hash;
+            slot->shape = shape;
+            table->used++;
+        }
+        slot->id1 = (int32_t)(first + i + 1);
+    }
+    Py_DECREF(words);
+    Py_RETURN_NONE;
+
+error:
+    Py_DECREF(words);
+    return NULL;
+}
+
+static PyObject *
+table_lookup(Table *table, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "lookup(words, out) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *words = PySequence_Fast(args[0], "lookup: words must be a sequence");
+    if (words == NULL) {
+        return NULL;
+    }
+    Py_buffer out;
+    if (get_buffer(args[1], &out, 1, 8, "ql", "lookup: out") < 0) {
+        Py_DECREF(words);
+        return NULL;
+    }
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(words);
+    PyObject **items = PySequence_Fast_ITEMS(words);
+    int64_t *result = (int64_t *)out.buf;
+    Py_ssize_t missing = 0;
+    if (out.len != count * 8) {
+        PyErr_SetString(PyExc_ValueError, "lookup: out must have one item per word");
+        goto error;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+#if defined(__GNUC__)
+        if (i + 8 < count) { /* the words of a long list are rarely all in cache */
+            __builtin_prefetch(items[i + 8]);
+        }
+#endif
+        const char *data;
+        uint32_t shape;
+        Py_hash_t hash;
+        if (shape_of(items[i], &data, &shape, &hash) < 0) {
+            goto error;
+        }
+        result[i] = (int64_t)find(table, data, shape, hash)->id1 - 1;
+        missing += result[i] < 0;
+    }
+    PyBuffer_Release(&out);
+    Py_DECREF(words);
+    return PyLong_FromSsize_t(missing);
+
+error:
+    PyBuffer_Release(&out);
+    Py_DECREF(words);
+    return NULL;
+}
+
+static PyMethodDef table_methods[] = {
+    {"add", (PyCFunction)(void (*)(void))table_add, METH_FASTCALL,
+     "add(words, first): words[i] (str) gets id first + i."},
+    {"lookup", (PyCFunction)(void (*)(void))table_lookup, METH_FASTCALL,
+     "lookup(words, out) -> int: out[i] = the id of words[i], -1 for a word not added; "
+     "returns how many were not found (out: writable int64 buffer of len(words))."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods table_as_sequence = {
+    .sq_length = (lenfunc)table_length,
+};
+
+static PyTypeObject TableType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "detection._lisfeatures.Table",
+    .tp_doc = "word (str) -> id, for lookups of whole word lists (see detection/vocabulary.py)",
+    .tp_basicsize = sizeof(Table),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = table_new,
+    .tp_dealloc = (destructor)table_dealloc,
+    .tp_methods = table_methods,
+    .tp_as_sequence = &table_as_sequence,
+};
+
+static int
+compare_values(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void
+sort_values(int64_t *values, Py_ssize_t count)
+{
+    /* Sentences give a handful of chains: insertion sort beats qsort's calls there. */
+    if (count > 32) {
+        qsort(values, (size_t)count, sizeof(int64_t), compare_values);
+        return;
+    }
+    for (Py_ssize_t i = 1; i < count; i++) {
+        int64_t value = values[i];
+        Py_ssize_t j = i;
+        while (j > 0 && values[j - 1] > value) {
+            values[j] = values[j - 1];
+            j--;
+        }
+        values[j] = value;
+    }
+}
+
+typedef struct {
+    const int64_t *ids;
+    const uint64_t *hashes;
+    const uint8_t *flags;
+    const uint64_t *multipliers;
+    const Py_ssize_t *bounds; /* first, last of each sentence */
+    Py_ssize_t sentences;
+    Py_ssize_t plain, han, gap;
+    uint64_t *kept_hashes;  /* scratch: the kept words of one sentence */
+    uint8_t *kept_flags;
+    int64_t *values;        /* out: the features of every sentence, one after the other */
+    Py_ssize_t *counts;     /* out: how many of them each sentence has */
+} Work;
+
+/* The features of every sentence (no Python object is touched: runs without the GIL). */
+static void
+compute(Work *w)
+{
+    int64_t *values = w->values;
+    for (Py_ssize_t s = 0; s < w->sentences; s++) {
+        Py_ssize_t first = w->bounds[2 * s], last = w->bounds[2 * s + 1];
+        Py_ssize_t kept = 0;
+        for (Py_ssize_t i = first; i < last; i++) {
+            int64_t id = w->ids[i];
+            uint8_t flag = w->flags[id];
+            if (!(flag & FLAG_SKIP)) {
+                w->kept_hashes[kept] = w->hashes[id];
+                w->kept_flags[kept] = flag;
+                kept++;
+            }
+        }
+        if (kept == 0 && last > first) { /* skip words only: the first one stays */
+            int64_t id = w->ids[first];
+            w->kept_hashes[0] = w->hashes[id];
+            w->kept_flags[0] = w->flags[id];
+            kept = 1;
+        }
+        Py_ssize_t count = 0;
+        for (Py_ssize_t p = 0; p < kept; p++) {
+            if (p > 0 && !(w->kept_flags[p] & FLAG_ANTECEDENT)) {
+                continue;
+            }
+            Py_ssize_t length = (w->kept_flags[p] & FLAG_HAN) ? w->han : w->plain;
+            uint64_t value = w->kept_hashes[p] * w->multipliers[0];
+            Py_ssize_t k = 1, q = p + w->gap;
+            for (; k <= length && q < kept; k++, q += w->gap) {
+                value += w->kept_hashes[q] * w->multipliers[k];
+            }
+            if (k > 1 || p == 0) {
+                values[count++] = (int64_t)value; /* two's complement: mod 2^64 as signed */
+            }
+        }
+        sort_values(values, count);
+        Py_ssize_t unique = 0;
+        for (Py_ssize_t i = 0; i < count; i++) {
+            if (unique == 0 || values[i] != values[unique - 1]) {
+                values[unique++] = values[i];
+            }
+        }
+        w->counts[s] = unique;
+        values += unique;
+    }
+}
+
+static Py_ssize_t
+as_size(PyObject *object, const char *name)
+{
+    Py_ssize_t value = PyLong_AsSsize_t(object);
+    if (value == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (value < 0) {
+        PyErr_Format(PyExc_ValueError, "features: %s must be >= 0", name);
+        return -1;
+    }
+    return value;
+}
+
+/* first and last of one (first, last) item of bounds (any pair of integers). */
+static int
+bound_pair(PyObject *pair, Py_ssize_t *first, Py_ssize_t *last)
+{
+    PyObject *items = PyTuple_CheckExact(pair) ? Py_NewRef(pair) : PySequence_Tuple(pair);
+    if (items == NULL) {
+        return -1;
+    }
+    int result = -1;
+    if (PyTuple_GET_SIZE(items) != 2) {
+        PyErr_SetString(PyExc_ValueError, "features: bounds must hold (first, last) pairs");
+    }
+    else if ((*first = PyNumber_AsSsize_t(PyTuple_GET_ITEM(items, 0), PyExc_OverflowError)) ==
+                 -1 && PyErr_Occurred()) {
+    }
+    else if ((*last = PyNumber_AsSsize_t(PyTuple_GET_ITEM(items, 1), PyExc_OverflowError)) ==
+                 -1 && PyErr_Occurred()) {
+    }
+    else {
+        result = 0;
+    }
+    Py_DECREF(items);
+    return result;
+}
+
+static PyObject *
+features(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError,
+                        "features(ids, bounds, hashes, flags, multipliers, chain_length, "
+                        "han_chain_length, chain_gap) takes 8 arguments");
+        return NULL;
+    }
+    Work w;
+    memset(&w, 0, sizeof w);
+    Py_buffer ids_view, hashes_view, flags_view;
+    PyObject *bounds = NULL, *result = NULL;
+    Py_ssize_t *table = NULL;
+    uint64_t *multipliers = NULL;
+    int have_ids = 0, have_hashes = 0, have_flags = 0;
+
+    w.plain = as_size(args[5], "chain_length");
+    if (w.plain < 0) goto done;
+    w.han = as_size(args[6], "han_chain_length");
+    if (w.han < 0) goto done;
+    w.gap = as_size(args[7], "chain_gap");
+    if (w.gap < 0) goto done;
+    if (w.gap == 0) {
+        PyErr_SetString(PyExc_ValueError, "features: chain_gap must be >= 1");
+        goto done;
+    }
+    if (w.gap > PY_SSIZE_T_MAX / 4) { /* as good as infinite; p + k * gap cannot overflow */
+        w.gap = PY_SSIZE_T_MAX / 4;
+    }
+    Py_ssize_t longest = w.plain > w.han ? w.plain : w.han;
+
+    if (get_buffer(args[0], &ids_view, 0, 8, "ql", "features: ids") < 0) goto done;
+    have_ids = 1;
+    if (get_buffer(args[2], &hashes_view, 0, 8, "QL", "features: hashes") < 0) goto done;
+    have_hashes = 1;
+    if (get_buffer(args[3], &flags_view, 0, 1, "B", "features: flags") < 0) goto done;
+    have_flags = 1;
+    Py_ssize_t words = ids_view.len / 8;
+    Py_ssize_t known = hashes_view.len / 8;
+    if (flags_view.len < known) {
+        known = flags_view.len;
+    }
+
+    PyObject *given = PySequence_Fast(args[4], "features: multipliers must be a sequence");
+    if (given == NULL) goto done;
+    if (PySequence_Fast_GET_SIZE(given) <= longest) {
+        Py_DECREF(given);
+        PyErr_SetString(PyExc_ValueError,
+                        "features: needs max(chain_length, han_chain_length) + 1 multipliers");
+        goto done;
+    }
+    multipliers = PyMem_Malloc((size_t)(longest + 1) * sizeof(uint64_t));
+    if (multipliers == NULL) {
+        Py_DECREF(given);
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k <= longest; k++) {
+        multipliers[k] = PyLong_AsUnsignedLongLong(PySequence_Fast_ITEMS(given)[k]);
+        if (multipliers[k] == (uint64_t)-1 && PyErr_Occurred()) {
+            Py_DECREF(given);
+            goto done;
+        }
+    }
+    Py_DECREF(given);
+
+    /* A tuple (a copy of a list): __index__ of an odd bound cannot change it meanwhile. */
+    bounds = PySequence_Tuple(args[1]);
+    if (bounds == NULL) goto done;
+    Py_ssize_t sentences = PyTuple_GET_SIZE(bounds);
+    table = PyMem_Malloc((size_t)(2 * sentences + 1) * sizeof(Py_ssize_t));
+    if (table == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t total = 0, longest_sentence = 0;
+    for (Py_ssize_t s = 0; s < sentences; s++) {
+        Py_ssize_t first, last;
+        if (bound_pair(PyTuple_GET_ITEM(bounds, s), &first, &last) < 0) goto done;
+        if (first < 0 || last < first || last > words) {
+            PyErr_Format(PyExc_ValueError, "features: bound (%zd, %zd) outside 0..%zd",
+                         first, last, words);
+            goto done;
+        }
+        for (Py_ssize_t i = first; i < last; i++) {
+            int64_t id = ((const int64_t *)ids_view.buf)[i];
+            if (id < 0 || id >= known) {
+                PyErr_Format(PyExc_IndexError, "features: word id %lld outside the %zd known",
+                             (long long)id, known);
+                goto done;
+            }
+        }
+        table[2 * s] = first;
+        table[2 * s + 1] = last;
+        total += last - first;
+        if (last - first > longest_sentence) {
+            longest_sentence = last - first;
+        }
+    }
+
+    w.ids = ids_view.buf;
+    w.hashes = hashes_view.buf;
+    w.flags = flags_view.buf;
+    w.multipliers = multipliers;
+    w.bounds = table;
+    w.sentences = sentences;
+    w.kept_hashes = PyMem_RawMalloc((size_t)(longest_sentence + 1) * sizeof(uint64_t));
+    w.kept_flags = PyMem_RawMalloc((size_t)(longest_sentence + 1));
+    w.values = PyMem_RawMalloc((size_t)(total + 1) * sizeof(int64_t));
+    w.counts = PyMem_RawMalloc((size_t)(sentences + 1) * sizeof(Py_ssize_t));
+    if (!w.kept_hashes || !w.kept_flags || !w.values || !w.counts) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    compute(&w);
+    Py_END_ALLOW_THREADS
+
+    result = PyList_New(sentences);
+    if (result == NULL) goto done;
+    const int64_t *value = w.values;
+    for (Py_ssize_t s = 0; s < sentences; s++) {
+        PyObject *tuple = PyTuple_New(w.counts[s]);
+        if (tuple == NULL) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, s, tuple);
+        for (Py_ssize_t i = 0; i < w.counts[s]; i++) {
+            PyObject *number = PyLong_FromLongLong(*value++);
+            if (number == NULL) {
+                Py_CLEAR(result);
+                goto done;
+            }
+            PyTuple_SET_ITEM(tuple, i, number);
+        }
+    }
+
+done:
+    PyMem_RawFree(w.kept_hashes);
+    PyMem_RawFree(w.kept_flags);
+    PyMem_RawFree(w.values);
+    PyMem_RawFree(w.counts);
+    PyMem_Free(table);
+    PyMem_Free(multipliers);
+    Py_XDECREF(bounds);
+    if (have_flags) PyBuffer_Release(&flags_view);
+    if (have_hashes) PyBuffer_Release(&hashes_view);
+    if (have_ids) PyBuffer_Release(&ids_view);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"features", (PyCFunction)(void (*)(void))features, METH_FASTCALL,
+     "features(ids, bounds, hashes, flags, multipliers, chain_length, han_chain_length, "
+     "chain_gap) -> list[tuple[int, ...]]: the sorted unique features of every sentence."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "detection._lisfeatures",
+    .m_doc = "Low-IDF-Sig document features in C (see detection/vocabulary.py).",
+    .m_size = 0,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC
+PyInit__lisfeatures(void)
+{
+    if (PyType_Ready(&TableType) < 0) {
+        return NULL;
+    }
+    PyObject *created = PyModule_Create(&module);
+    if (created == NULL) {
+        return NULL;
+    }
+    Py_INCREF(&TableType);
+    if (PyModule_AddObject(created, "Table", (PyObject *)&TableType) < 0) {
+        Py_DECREF(&TableType);
+        Py_DECREF(created);
+        return NULL;
+    }
+    return created;
+}
