@@ -3,8 +3,9 @@
 Workers are forked after the parent closed its database connections, so each opens its own.
 `ingest_worker` measures, on the SAME texts in the same process: the tokenizer alone
 (`detection.words.token_spans`, the tokenizer `analyze()` runs) and the end-to-end ingest
-(`analyze` + Document/Sentence rows + `PostgresSentenceIndex.add_many`: COPY of postings and the
-document-frequency upsert), committed per batch as the app would.
+(`analyze` + Document rows + `PostgresSentenceIndex.add_many`: COPY of the postings; no document
+frequencies at ingest since migration 0019), committed per batch as the app would. The worker
+is set up as a Celery worker process is (`detection.warm_up`, then `gc.freeze`).
 
 Two ways to ingest, both reported: SEQUENTIAL (analyse a batch, write it, analyse the next) and
 OVERLAPPED (a writer thread of the same process, with its own connection, writes batch k while
@@ -27,7 +28,7 @@ from django.db import connections, transaction
 
 from benchmarks.corpus import Recombiner, document_id
 from benchmarks.database import documents_load
-from detection import DocumentAnalysis, analyze
+from detection import DocumentAnalysis, analyze, warm_up
 from detection.words import token_spans
 from documents.pg_index import PostgresSentenceIndex
 
@@ -90,9 +91,10 @@ def ingest_worker(
     # The corpus inherited from the parent (every real analysis, millions of objects) is not
     # something a Celery worker holds; without this, each full collection triggered by the
     # analysis scans it all (a Celery worker freezes its start-up objects likewise).
+    # Set up as a Celery worker process is (config/celery.py): the segmenter's dictionary and
+    # NLTK's Punkt loaded before the first document, outside the timings.
+    warm_up()
     gc.freeze()
-    token_spans(texts[0][:200])  # load the segmenter's dictionary outside the timings
-    analyze(texts[0][:200])
     started = time.perf_counter()
     for text in texts:
         token_spans(text)

@@ -20,7 +20,7 @@ from detection.sentences import split_sentences
 from detection.vocabulary import document_features
 from detection.words import sentence_words
 
-__all__ = ["analyze", "detect", "compare", "coverage", "model_version"]
+__all__ = ["analyze", "detect", "compare", "coverage", "model_version", "warm_up"]
 
 
 def model_version(config: DetectorConfig = DEFAULT_CONFIG) -> str:
@@ -52,6 +52,13 @@ def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnaly
         )
     ]
     return DocumentAnalysis(detect_language(text), model.version, tuple(records))
+
+
+def warm_up(config: DetectorConfig = DEFAULT_CONFIG) -> None:
+    """Load what :func:`analyze` loads on first use (the segmenter's dictionary, NLTK's Punkt
+    for English: about a second together) so that a worker's first documents do not pay it."""
+    analyze("预热。", config)  # Chinese text: rjieba
+    analyze("Warm up. The English splitter is NLTK's Punkt.", config)
 
 
 def detect(
