@@ -28,7 +28,8 @@ from django.db import connections, transaction
 
 from benchmarks.corpus import Recombiner, document_id
 from benchmarks.database import documents_load
-from detection import DocumentAnalysis, analyze, warm_up
+from detection import DocumentAnalysis, analyze
+from detection.detector import warm_up
 from detection.words import token_spans
 from documents.pg_index import PostgresSentenceIndex
 

@@ -20,7 +20,7 @@ def _warm_and_freeze(**_: object) -> None:
     each index lookup allocates thousands of short-lived tuples, and full collections that
     scan the start-up objects landed as 40-80 ms pauses in random lookups (docs/benchmarks.md).
     """
-    from detection import warm_up
+    from detection.detector import warm_up
 
     warm_up()
     gc.freeze()

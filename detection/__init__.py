@@ -6,7 +6,7 @@ Helpers for building other methods on the same text layer: :func:`detection.norm
 """
 
 from detection.config import DEFAULT_CONFIG, DetectorConfig
-from detection.detector import analyze, compare, coverage, detect, model_version, warm_up
+from detection.detector import analyze, compare, coverage, detect, model_version
 from detection.errors import DetectionError
 from detection.index import MemoryIndex, Posting, Postings, SentenceIndex, pack_refs, unpack_refs
 from detection.model import DocumentAnalysis, Passage, SentenceRecord
@@ -29,5 +29,4 @@ __all__ = [
     "model_version",
     "pack_refs",
     "unpack_refs",
-    "warm_up",
 ]
