@@ -188,3 +188,14 @@ def test_model_version_names_the_model_analyze_stamps():
     assert model_version() == analyze(ENGLISH).model_version
     other = replace(DEFAULT_CONFIG, chain_length=DEFAULT_CONFIG.chain_length + 1)
     assert model_version(other) == analyze(ENGLISH, other).model_version != model_version()
+
+
+def test_warm_up_loads_both_splitters_a_worker_needs():
+    """A worker process calls warm_up() at start (config/celery.py): the English splitter
+    (NLTK's Punkt, imported on first use) must be loaded by it, not by the first document."""
+    from detection import punkt
+    from detection.detector import warm_up
+
+    punkt._tokenizer.cache_clear()
+    warm_up()
+    assert punkt._tokenizer.cache_info().currsize == 1
