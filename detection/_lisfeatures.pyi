@@ -1,17 +1,31 @@
 """Types of the C extension built from detection/_lisfeatures.c (see that file)."""
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 import numpy as np
 
 class Table:
-    """word → id, mirrored from a vocabulary's dict for lookups of whole word lists."""
+    """word → id of a vocabulary's native path, for lookups and adds of whole word lists."""
 
     def __init__(self) -> None: ...
     def __len__(self) -> int: ...
     def add(self, words: Sequence[str], first: int, /) -> None: ...
+    def add_new(
+        self,
+        words: Sequence[str],
+        ids: np.ndarray,
+        first: int,
+        hashes: np.ndarray,
+        flags: np.ndarray,
+        key: bytes,
+        skip: AbstractSet[str],
+        antecedents: AbstractSet[str],
+        /,
+    ) -> int: ...
     def lookup(self, words: Sequence[str], out: np.ndarray, /) -> int: ...
 
+def word_hash(word: str, key: bytes, /) -> int: ...
 def features(
     ids: np.ndarray,
     bounds: Sequence[tuple[int, int]],

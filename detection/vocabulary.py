@@ -3,17 +3,18 @@
 Computes exactly the features of :func:`detection.features.sentence_features` for every
 sentence of a document at once: words become ids of a per-model vocabulary (one lookup per
 word; a new word gets its keyed blake2b hash and its flags — skipped, antecedent, Han — once,
-here in Python), and chains are summed as ``Σ word_hash[p + k·d] · M[k] mod 2^64``.  Ingest
-speed is a requirement (the app must reach 40% of tokenizer-only throughput), and the per-chain
-Python loop cost as much as tokenising.
+in C on the native path), and chains are summed as ``Σ word_hash[p + k·d] · M[k] mod 2^64``.
+Ingest speed is a requirement (the app must reach 40% of tokenizer-only throughput), and the
+per-chain Python loop cost as much as tokenising.
 
 Two implementations give the same output (property tests check it, and both against the
 scalar definition):
 
 * the C extension ``detection._lisfeatures`` (detection/_lisfeatures.c, built in place by
   scripts/build_native.py, which ``make run``/``make test`` run): words are looked up in a C
-  table mirroring the vocabulary dict (one cache line per word instead of a dict probe's
-  several misses) and the chains are summed per sentence with ``uint64`` wraparound — five to
+  table (one cache line per word instead of a dict probe's several misses; it is the native
+  vocabulary's only word → id map), new words get their keyed blake2b hash (RFC 7693 in C) and
+  flags there too, and the chains are summed per sentence with ``uint64`` wraparound — five to
   eight times faster than numpy on the dev corpus (docs/benchmarks.md);
 * numpy over arrays (``uint64`` arithmetic wraps modulo 2^64 like the scalar definition): the
   fallback when the extension is not importable; its per-call overhead dominates on documents
@@ -51,22 +52,33 @@ _LIMIT = 1 << 21  # words per vocabulary; beyond it a fresh one starts (bounded 
 
 
 def _is_han(word: str) -> bool:
-    first = word[0]
+    """The Han test of the flags (the C one is the same); an empty word is not Han."""
+    first = word[:1]
     return "\u3400" <= first <= "\u9fff" or "\uf900" <= first <= "\ufaff"
 
 
 class _Vocabulary:
-    """word → id, with the word's hash and flags in arrays indexed by id."""
+    """word → id, with the word's hash and flags in arrays indexed by id.
+
+    The native path keeps word → id in ``table`` (C) only, the numpy path in ``ids``; both
+    take ids from ``count`` under ``lock``, so a word that both paths met (tests mix them) has
+    two ids, each with the word's own hash and flags.
+    """
 
     def __init__(self, model: FeatureModel) -> None:
         self.model = model
         self.lock = threading.Lock()
-        self.ids: dict[str, int] = {}
-        # The same word → id in C (the native path looks words up there: a dict probe costs
-        # several cache misses per word on a large vocabulary, a Table slot one).
+        self.count = 0  # ids given (the next one); only written under the lock
+        self.ids: dict[str, int] = {}  # the numpy path's word → id
+        # The native path's word → id, in C: a dict probe costs several cache misses per word
+        # on a large vocabulary, a Table slot one; new words are hashed and flagged there too.
         self.table = _lisfeatures.Table() if _lisfeatures is not None else None
         self.hashes = np.zeros(4096, dtype=np.uint64)
         self.flags = np.zeros(4096, dtype=np.uint8)
+
+    def __len__(self) -> int:
+        """How many ids were given (the size limit counts these)."""
+        return self.count
 
     def _reserve(self, count: int) -> None:
         """Room for ``count`` words; arrays are replaced, never resized in place, so a reader
@@ -89,45 +101,69 @@ class _Vocabulary:
         ]
 
     def _add(self, words: Sequence[str]) -> None:
-        """Give ``words`` (distinct, not yet known; caller holds the lock) the next ids.
+        """Give ``words`` (distinct, not in ``ids``; caller holds the lock) the next ids.
 
-        Hashes and flags are written before the words enter ``ids`` and ``table``: a thread
-        that finds a word in either without the lock must find its hash in the arrays.
+        Hashes and flags are written before the words enter ``ids``: a thread that finds a
+        word there without the lock must find its hash in the arrays.
         """
-        start = len(self.ids)
+        start = self.count
         stop = start + len(words)
         self._reserve(stop)
         self.hashes[start:stop] = _word_hashes(words, self.model.key)
         self.flags[start:stop] = self._flags(words)
-        if self.table is not None:
-            self.table.add(words, start)
+        self.count = stop
         self.ids.update(zip(words, range(start, stop), strict=True))
+
+    def _add_native(self, words: Sequence[str], ids: np.ndarray, missing: int) -> None:
+        """Fill the ``missing`` ids of -1 in ``ids`` from the table, adding the words it does
+        not have yet (another thread may have added some since the unlocked lookup): the C
+        extension hashes and flags them into the arrays before they enter the table."""
+        assert self.table is not None
+        model = self.model
+        with self.lock:  # new words: one thread at a time assigns ids
+            first = self.count
+            self._reserve(first + missing)
+            try:
+                added = self.table.add_new(
+                    words,
+                    ids,
+                    first,
+                    self.hashes,
+                    self.flags,
+                    model.key,
+                    model.skip,
+                    model.antecedents,
+                )
+            except BaseException:
+                self.count = first + missing  # some of these ids may have been given
+                raise
+            self.count = first + added
 
     def lookup(self, words: Sequence[str], native: bool = NATIVE) -> np.ndarray:
         """The ids of ``words``; new words get theirs first.  Read the hash and flag arrays
         after this returns: they then hold every id it gave."""
         if native and self.table is not None:
             ids = np.empty(len(words), dtype=np.int64)
-            if not self.table.lookup(words, ids):  # -1 for new words; returns their count
-                return ids
-        else:
-            # -1 for new words: one C-level pass, no None checks over a Python list.
-            ids = np.fromiter(
-                map(self.ids.get, words, repeat(-1)), dtype=np.int64, count=len(words)
-            )
+            missing = self.table.lookup(words, ids)  # -1 for new words; returns their count
+            if missing:
+                self._add_native(words, ids, missing)
+            return ids
+        # -1 for new words: one C-level pass, no None checks over a Python list.
+        ids = np.fromiter(map(self.ids.get, words, repeat(-1)), dtype=np.int64, count=len(words))
         new = np.flatnonzero(ids < 0)
         if len(new):
-            missing = [words[i] for i in new.tolist()]
+            unknown = [words[i] for i in new.tolist()]
             with self.lock:  # new words: one thread at a time assigns ids
                 known = self.ids
                 # Another thread may have added some since the unlocked pass.
-                self._add([word for word in dict.fromkeys(missing) if word not in known])
-                ids[new] = [known[word] for word in missing]
+                self._add([word for word in dict.fromkeys(unknown) if word not in known])
+                ids[new] = [known[word] for word in unknown]
         return ids
 
 
 def _word_hashes(words: Sequence[str], key: bytes) -> np.ndarray:
-    """:func:`detection.features._word_hash` of every word, as one array.
+    """:func:`detection.features._word_hash` of every word, as one array (the numpy path's;
+    the native path hashes in C).
 
     Copying a hasher that has already absorbed the key spares one blake2b block per word (the
     key block); the 8-byte digests are big-endian like ``int.from_bytes(digest, "big")``.
@@ -149,10 +185,10 @@ def _vocabulary(model: FeatureModel) -> _Vocabulary:
     """The model's vocabulary; a full one is replaced (never emptied in place, so a thread
     still using it stays consistent)."""
     vocabulary = _vocabularies.get(model)
-    if vocabulary is None or len(vocabulary.ids) >= _LIMIT:
+    if vocabulary is None or len(vocabulary) >= _LIMIT:
         with _vocabularies_lock:
             vocabulary = _vocabularies.get(model)
-            if vocabulary is None or len(vocabulary.ids) >= _LIMIT:
+            if vocabulary is None or len(vocabulary) >= _LIMIT:
                 vocabulary = _vocabularies[model] = _Vocabulary(model)
     return vocabulary
 

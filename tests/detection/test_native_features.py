@@ -4,6 +4,7 @@ numpy path gives, and is built wherever the tests run (so CI proves the fast pat
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import threading
 
@@ -147,7 +148,8 @@ def test_threads_extracting_at_once_agree_with_the_definition():
     assert len(results) == 4 * len(docs)
     assert all(results[key] == expected[key[1]] for key in results)
     known = vocabulary._vocabulary(model)
-    assert len(known.table) == len(known.ids) == len(set(shared))
+    assert len(known.table) == len(known) == len(set(shared))
+    assert not known.ids  # the native path keeps word -> id in the table only
 
 
 @native
@@ -200,3 +202,100 @@ def test_the_extension_refuses_what_it_cannot_handle():
     assert _lisfeatures.features(ids, [[0, np.int64(2)]], hashes, flags, multipliers, 2, 1, 1) == [
         (0,)
     ]
+
+
+# Words for the C blake2b: any Unicode (no lone surrogates, which UTF-8 cannot encode), from
+# empty to several 128-byte blocks, ASCII, 2- and 3-byte and astral (4-byte) characters.
+HASHED = st.one_of(
+    st.text(max_size=5),
+    st.text(st.characters(codec="utf-8"), max_size=200),
+    st.text(st.sampled_from("aé中𠀀😀"), min_size=25, max_size=140),
+    st.integers(0, 400).map(lambda n: "x" * n),
+)
+
+
+def hashlib_hash(word: str, key: bytes) -> int:
+    return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8, key=key).digest(), "big")
+
+
+@native
+@given(HASHED, st.one_of(st.just(MODEL.key), st.binary(max_size=64)))
+def test_the_c_blake2b_is_hashlibs(word, key):
+    from detection import _lisfeatures
+
+    assert _lisfeatures.word_hash(word, key) == hashlib_hash(word, key)
+
+
+@native
+def test_the_c_blake2b_at_block_boundaries():
+    from detection import _lisfeatures
+
+    key = MODEL.key
+    for n in (0, 1, 127, 128, 129, 255, 256, 257, 1000):
+        for word in ("a" * n, "é" * n, "𠀀" * (n // 4 + 1)):
+            assert _lisfeatures.word_hash(word, key) == hashlib_hash(word, key)
+            assert _lisfeatures.word_hash(word, b"") == hashlib_hash(word, b"")
+            assert _lisfeatures.word_hash(word, b"k" * 64) == hashlib_hash(word, b"k" * 64)
+    with pytest.raises(ValueError):
+        _lisfeatures.word_hash("a", b"k" * 65)
+    with pytest.raises(TypeError):
+        _lisfeatures.word_hash("a", "key")
+    with pytest.raises(UnicodeEncodeError):
+        _lisfeatures.word_hash("\ud800", key)
+
+
+@native
+@given(st.lists(st.one_of(st.sampled_from([*POOL, ""]), HASHED), max_size=40), st.data())
+def test_add_new_hashes_and_flags_like_the_python_path(words, data):
+    from detection import _lisfeatures
+
+    table = _lisfeatures.Table()
+    known = sorted(set(data.draw(st.lists(st.sampled_from(words), max_size=5)) if words else []))
+    table.add(known, 0)
+    ids = np.full(len(words), -1, dtype=np.int64)
+    assert table.lookup(words, ids) == sum(word not in known for word in words)
+    hashes = np.zeros(len(known) + len(words), dtype=np.uint64)
+    flags = np.full(len(known) + len(words), 255, dtype=np.uint8)
+    before = ids.copy()
+    args = (hashes, flags, MODEL.key, MODEL.skip, MODEL.antecedents)
+    added = table.add_new(words, ids, len(known), *args)
+    new = list(dict.fromkeys(word for word in words if word not in known))
+    assert added == len(new) and len(table) == len(known) + len(new)
+    expected_ids = {word: i for i, word in enumerate(known)}
+    expected_ids.update((word, len(known) + i) for i, word in enumerate(new))
+    assert ids.tolist() == [expected_ids[word] for word in words]
+    assert (ids[before >= 0] == before[before >= 0]).all()  # found ids untouched
+    python = vocabulary._Vocabulary(MODEL)
+    for word, flag in zip(new, python._flags(new), strict=True):
+        assert int(hashes[expected_ids[word]]) == hashlib_hash(word, MODEL.key)
+        assert flags[expected_ids[word]] == flag
+    assert (flags[: len(known)] == 255).all()  # known words: nothing written
+    # Now every word is known: nothing more to add.
+    assert table.add_new(words, ids, len(known) + added, *args) == 0
+
+
+@native
+def test_add_new_refuses_before_adding_anything():
+    from detection import _lisfeatures
+
+    table = _lisfeatures.Table()
+    words = ["a", "b", "a", "c"]
+    ids = np.full(4, -1, dtype=np.int64)
+    small = np.zeros(3, dtype=np.uint64), np.zeros(3, dtype=np.uint8)
+    with pytest.raises(ValueError):  # room for 3 ids, 4 may be needed
+        table.add_new(words, ids, 0, *small, MODEL.key, MODEL.skip, MODEL.antecedents)
+    assert len(table) == 0 and (ids == -1).all()
+    hashes, flags = np.zeros(8, dtype=np.uint64), np.zeros(8, dtype=np.uint8)
+    with pytest.raises(TypeError):
+        table.add_new(words, ids, 0, hashes, flags, MODEL.key, list(MODEL.skip), MODEL.antecedents)
+    with pytest.raises(TypeError):
+        table.add_new(words, ids, 0, flags, hashes, MODEL.key, MODEL.skip, MODEL.antecedents)
+    with pytest.raises(ValueError):
+        table.add_new(words, ids[:3], 0, hashes, flags, MODEL.key, MODEL.skip, MODEL.antecedents)
+    with pytest.raises(OverflowError):
+        table.add_new(words, ids, -1, hashes, flags, MODEL.key, MODEL.skip, MODEL.antecedents)
+    assert len(table) == 0
+    assert (
+        table.add_new(words, ids, 4, hashes, flags, MODEL.key, MODEL.skip, MODEL.antecedents) == 3
+    )
+    assert ids.tolist() == [4, 5, 4, 6]
