@@ -5,11 +5,12 @@ Workers are forked after the parent closed its database connections, so each ope
 (`detection.words.token_spans`, the tokenizer `analyze()` runs) and the end-to-end ingest
 (`analyze` + Document rows + `PostgresSentenceIndex.add_many`: COPY of the postings; no document
 frequencies at ingest since migration 0019), committed per batch as the app would. The worker
-is set up as a Celery worker process is (`detection.warm_up`, then `gc.freeze`).
+is set up as a Celery worker process is (`detection.detector.warm_up`, then `gc.freeze`).
 
 Two ways to ingest, both reported: SEQUENTIAL (analyse a batch, write it, analyse the next) and
 OVERLAPPED (a writer thread of the same process, with its own connection, writes batch k while
-the main thread analyses batch k+1; one batch in flight). psycopg releases the GIL while it
+the main thread analyses batch k+1; up to IN_FLIGHT batches in flight, so that one slow commit
+does not stall the analysis at once). psycopg releases the GIL while it
 waits for the server, so the server's work on batch k overlaps the analysis of batch k+1.
 Either way the process's figure is its bytes / the wall time of its ingest pass.
 """
@@ -20,6 +21,7 @@ import gc
 import multiprocessing
 import resource
 import time
+from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -35,6 +37,8 @@ from documents.pg_index import PostgresSentenceIndex
 
 # Set by the parent before forking; the children inherit it (fork start method).
 _RECOMBINER: Recombiner | None = None
+# Batches analysed and handed to the writer but not yet committed, at most (overlapped).
+IN_FLIGHT = 2
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,7 @@ def ingest_worker(
     analyze_seconds = 0.0
     database: list[float] = []
     writer_cpu: list[float] = []
-    pending: Future[int] | None = None
+    pending: deque[Future[int]] = deque()
     written: list[int] = []
     begun = time.perf_counter()
     with ThreadPoolExecutor(max_workers=1) as writer:
@@ -113,14 +117,15 @@ def ingest_worker(
             share = zip(ids[at : at + batch], texts[at : at + batch], strict=True)
             chunk = [(document_id(i), t, analyze(t)) for i, t in share]
             analyze_seconds += time.perf_counter() - started
-            if pending is not None:  # one batch in flight: bounded memory, errors surface here
-                written.append(pending.result())
-            pending = writer.submit(_write, index, collection_id, chunk, database, writer_cpu)
+            # At most IN_FLIGHT batches analysed and not yet written: bounded memory, errors
+            # surface here, and a slow commit does not stall the analysis at once.
+            while len(pending) >= (IN_FLIGHT if overlap else 0) and pending:
+                written.append(pending.popleft().result())
+            pending.append(writer.submit(_write, index, collection_id, chunk, database, writer_cpu))
             if not overlap:
-                written.append(pending.result())
-                pending = None
-        if pending is not None:
-            written.append(pending.result())
+                written.append(pending.popleft().result())
+        while pending:
+            written.append(pending.popleft().result())
         writer.submit(connections.close_all).result()  # the writer thread's connection
     postings = sum(written)
     ingest_seconds = time.perf_counter() - begun
@@ -145,7 +150,7 @@ def _write(
     database: list[float],
     writer_cpu: list[float],
 ) -> int:
-    """Rows, postings and df of one batch, committed (runs in the writer thread, whose Django
+    """Rows and postings of one batch, committed (runs in the writer thread, whose Django
     connection is its own)."""
     started, cpu = time.perf_counter(), time.thread_time()
     with transaction.atomic(using=index.using):

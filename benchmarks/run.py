@@ -28,6 +28,7 @@ from documents.pg_index import DF_TABLE, POSTING_TABLE
 QUERY_CHARS = 10_000
 
 
+HEADLINE_PASSES = 3  # overlapped ingest passes; the headline is the median
 TARGET_POSTINGS = 10_000_000
 
 
@@ -159,16 +160,18 @@ METHOD = {
 
 def _ingest(recombiner, options, alias, collection_id, ids, say) -> dict[str, object]:  # type: ignore[no-untyped-def]
     """The real documents ingested several times on the same texts, each pass but the last
-    deleted afterwards (the trigger of migration 0003 taking their postings and df back out)
-    and vacuumed: with `ingest_processes` workers sequentially, with all cores' workers and
-    the writes overlapped (no core left for PostgreSQL), and with `ingest_processes` workers
-    and the writes overlapped (kept: the archive's first documents; the headline figures)."""
+    deleted afterwards (the trigger of migration 0003 taking their postings back out) and
+    vacuumed: with `ingest_processes` workers sequentially, with all cores' workers and the
+    writes overlapped (no core left for PostgreSQL), and HEADLINE_PASSES times with
+    `ingest_processes` workers and the writes overlapped. The headline is the pass of median
+    ratio (one pass moves by up to ±30 % on this VM: checkpoints, autovacuum, neighbours);
+    every pass's ratio is listed. The last pass is kept: the archive's first documents."""
     passes = [("sequential", options.ingest_processes, False)]
     if options.processes != options.ingest_processes:
         passes.append(("all_cores", options.processes, True))
-    passes.append(("overlapped", options.ingest_processes, True))
+    passes += [(f"overlapped_{k}", options.ingest_processes, True) for k in range(HEADLINE_PASSES)]
     figures = {}
-    for name, processes, overlap in passes:
+    for number, (name, processes, overlap) in enumerate(passes):
         say(f"ingesting {len(ids)} real documents in {processes} processes ({name})")
         started = time.perf_counter()
         workers = ingest.ingest_parallel(
@@ -176,10 +179,12 @@ def _ingest(recombiner, options, alias, collection_id, ids, say) -> dict[str, ob
             processes=processes, batch=options.ingest_batch, overlap=overlap,
         )  # fmt: skip
         figures[name] = ingest.ingest_summary(workers, time.perf_counter() - started)
-        if name != "overlapped":
+        if number < len(passes) - 1:
             database.documents_delete(alias, [corpus.document_id(i) for i in ids])
-    headline = figures.pop("overlapped")
-    return {**headline, **figures}
+    headlines = [figures.pop(f"overlapped_{k}") for k in range(HEADLINE_PASSES)]
+    ratios = [float(h["ingest_to_tokenizer_ratio"]) for h in headlines]  # type: ignore[arg-type]
+    median = sorted(headlines, key=lambda h: h["ingest_to_tokenizer_ratio"])[len(headlines) // 2]  # type: ignore[arg-type, return-value]
+    return {**median, "overlapped_pass_ratios": ratios, **figures}
 
 
 def _bases(options: BenchOptions, say) -> tuple[corpus.Recombiner, dict[str, object]]:  # type: ignore[no-untyped-def]
