@@ -60,6 +60,8 @@ def test_it_prints_one_json_object_with_every_figure(bench_report):
                 "ingest_docs_per_s_per_process", "ingest_to_tokenizer_ratio"):  # fmt: skip
         assert ingest[key] > 0
     assert all(w["max_rss_mb"] > 0 for w in ingest["workers"])
+    ratios = ingest["overlapped_pass_ratios"]  # the headline is the median pass of three
+    assert len(ratios) == 3 and ingest["ingest_to_tokenizer_ratio"] == sorted(ratios)[1]
     sequential = ingest["sequential"]  # the same texts, written without the overlap
     assert sequential["documents"] == 10 and sequential["postings"] == ingest["postings"]
     all_cores = ingest["all_cores"]  # the same texts, a worker per core
