@@ -217,12 +217,17 @@ class PostgresSentenceIndex:
         if not len(features):
             return Postings.empty()
         if max_df is None:
-            return self._fetch(features, None)
+            return self._fetch(features, None)[0]
         guard = max_df
         if self._scoped:
             guard = max(max_df, GUARD_DF_FLOOR, int(DEFAULT_CONFIG.max_df_fraction * self._count()))
-        found = self._fetch(features, guard)
-        common = common_within(found, max_df)
+        found, crowded, heavy = self._fetch(features, guard)
+        values, counts = _counted(found.features, min(HEAVY_FLOOR, max_df))
+        if crowded is None:  # unscoped: the crowded features are counted in what came back
+            crowded = values[counts > HEAVY_FLOOR], counts[counts > HEAVY_FLOOR]
+        if heavy is not None:
+            self._learn(*crowded, heavy=heavy, guard=guard)
+        common = _common(found, values[counts > max_df], max_df)
         if self._scoped and len(common):
             self.too_common = np.union1d(self.too_common, common)
             holders = unpack_refs(found.refs[np.isin(found.features, common)])[0]
@@ -236,8 +241,11 @@ class PostgresSentenceIndex:
     def _scoped(self) -> bool:
         return self._requested_scope is not None or self._collections is not None
 
-    def _fetch(self, features: Collection[int], guard: int | None) -> Postings:
-        """The lookup; with a `guard`, the crowded features it saw are learnt (`_learn`)."""
+    def _fetch(
+        self, features: Collection[int], guard: int | None
+    ) -> tuple[Postings, tuple[np.ndarray, np.ndarray] | None, HeavyFeatures | None]:
+        """The lookup: the postings, for a scoped lookup the features crowded before the
+        scope was applied (and their posting counts), and the heavy list it used."""
         connection = connections[self.using]
         heavy = None if guard is None else self.heavy_features()
         sql, params = self.lookup_statement(features, guard=guard, heavy=heavy)
@@ -251,13 +259,10 @@ class PostgresSentenceIndex:
             found = Postings.empty()
         else:
             found = Postings(row[0], row[1])
-        if guard is not None and heavy is not None:
-            if len(row) > 2:  # scoped: counted before the scope was applied
-                crowded = _array(row[2]), _array(row[3])
-            else:
-                crowded = _crowded(found.features, HEAVY_FLOOR)
-            self._learn(*crowded, heavy=heavy, guard=guard)
-        return found
+        crowded = None
+        if row is not None and len(row) > 2:  # scoped: counted before the scope was applied
+            crowded = _array(row[2]), _array(row[3])
+        return found, crowded, heavy
 
     def lookup_statement(
         self, features: Collection[int], *, guard: int | None, heavy: HeavyFeatures | None = None
@@ -473,7 +478,21 @@ def within_document_frequency(found: Postings, max_df: int) -> Postings:
 def common_within(found: Postings, max_df: int) -> np.ndarray:
     """The features of `found` in more than `max_df` distinct documents of it (a feature
     repeated inside one document counts once)."""
-    candidates = _crowded(found.features, max_df)[0]  # more postings than max_df: a superset
+    values, counts = _counted(found.features, max_df)
+    return _common(found, values[counts > max_df], max_df)
+
+
+def _counted(features: np.ndarray, floor: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct `features` and how often each occurs; empty when no feature can occur
+    more than `floor` times (there are not that many)."""
+    if len(features) <= floor:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.unique(features, return_counts=True)
+
+
+def _common(found: Postings, candidates: np.ndarray, max_df: int) -> np.ndarray:
+    """Those of `candidates` (features with more than `max_df` postings in `found`) that are
+    in more than `max_df` distinct documents of it."""
     if not len(candidates):
         return candidates
     mask = np.isin(found.features, candidates)
@@ -481,15 +500,6 @@ def common_within(found: Postings, max_df: int) -> np.ndarray:
     pairs = np.unique(np.stack([found.features[mask], documents]), axis=1)
     features, counts = np.unique(pairs[0], return_counts=True)
     return features[counts > max_df]
-
-
-def _crowded(features: np.ndarray, floor: int) -> tuple[np.ndarray, np.ndarray]:
-    """The features occurring more than `floor` times in `features`, and how often."""
-    if len(features) <= floor:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    values, counts = np.unique(features, return_counts=True)
-    keep = counts > floor
-    return values[keep], counts[keep]
 
 
 def _array(value: np.ndarray | None) -> np.ndarray:
