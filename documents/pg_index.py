@@ -40,6 +40,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
+import psycopg
 from django.db import connections, transaction
 from django.db.backends.utils import CursorWrapper
 
@@ -226,7 +227,9 @@ class PostgresSentenceIndex:
         if crowded is None:  # unscoped: the crowded features are counted in what came back
             crowded = values[counts > HEAVY_FLOOR], counts[counts > HEAVY_FLOOR]
         if heavy is not None:
-            self._learn(*crowded, heavy=heavy, guard=guard)
+            # Unscoped, what came back is every posting of its features (of this model): their
+            # document frequency is counted there; a scoped lookup's, over the whole index.
+            self._learn(*crowded, heavy=heavy, guard=guard, found=None if self._scoped else found)
         common = _common(found, values[counts > max_df], max_df)
         if self._scoped and len(common):
             self.too_common = np.union1d(self.too_common, common)
@@ -275,14 +278,23 @@ class PostgresSentenceIndex:
         return sql, {**params, **scope_params}
 
     def _learn(
-        self, features: np.ndarray, postings: np.ndarray, *, heavy: HeavyFeatures, guard: int
+        self,
+        features: np.ndarray,
+        postings: np.ndarray,
+        *,
+        heavy: HeavyFeatures,
+        guard: int,
+        found: Postings | None,
     ) -> None:
         """Record the document frequency of the crowded features (more than HEAVY_FLOOR
         postings in the lookup) not listed yet, or listed with less than half their postings
         now and more postings than the guard (they may have become too common to fetch).
 
-        Counted over all postings in this transaction's snapshot, so a recorded df never
-        exceeds the true one (GREATEST keeps the larger of two counts; removals lower it).
+        Counted in `found` when it holds every posting of the features, else over all
+        postings, in this transaction's snapshot either way: a recorded df never exceeds the
+        true one (GREATEST keeps the larger of two counts; removals lower it). What is learnt
+        is written without waiting for its WAL flush when the lookup is not inside a
+        transaction (it is a lower bound: losing it at a crash costs nothing but a recount).
         """
         if not len(features):
             return
@@ -290,30 +302,50 @@ class PostgresSentenceIndex:
         new = (recorded == 0) | ((postings > 2 * recorded) & (postings > guard))
         if not new.any():
             return
+        wanted = np.sort(features[new])
         connection = connections[self.using]
-        with connection.wrap_database_errors, lookup_cursor(connection.connection) as cursor:
-            cursor.execute(
-                f"WITH counted AS (SELECT feature, count(DISTINCT ref >> 32)::int AS df"
-                f" FROM {POSTING_TABLE} WHERE feature = ANY(%s) GROUP BY feature),"
-                f" stored AS (INSERT INTO {DF_TABLE} (feature, df)"
-                " SELECT feature, df FROM counted WHERE df > %s ORDER BY feature"
-                f" ON CONFLICT (feature) DO UPDATE SET df = GREATEST({DF_TABLE}.df, EXCLUDED.df)"
-                " RETURNING feature)"
-                " SELECT feature, df, feature IN (SELECT feature FROM stored) FROM counted",
-                [Int8Array(np.sort(features[new])), HEAVY_FLOOR],
-            )
-            counted = cursor.fetchall()
-        if counted:
-            # This process lists what it counted at once, those under the floor too (with
-            # their count, never stored), so that the next lookups do not count them again;
-            # the other processes re-read their lists once this is committed.
-            key = self._heavy_key()
-            _HEAVY[key] = _HEAVY.get(key, heavy).merged(
-                np.array([row[0] for row in counted], np.int64),
-                np.array([row[1] for row in counted], np.int64),
-            )
-        if any(row[2] for row in counted):
+        own = not connection.in_atomic_block  # else the caller's transaction carries it
+        with transaction.atomic(using=self.using):
+            with connection.wrap_database_errors, lookup_cursor(connection.connection) as cursor:
+                if own:
+                    cursor.execute("SET LOCAL synchronous_commit = off")
+                if found is None:
+                    counted, dfs = self._document_frequencies(cursor, wanted)
+                else:
+                    counted, dfs = _document_counts(found, wanted)
+                heavy_now = dfs > HEAVY_FLOOR
+                stored = False
+                if heavy_now.any():
+                    cursor.execute(
+                        f"INSERT INTO {DF_TABLE} (feature, df)"
+                        " SELECT * FROM unnest(%s::bigint[], %s::bigint[]::int[]) ORDER BY 1"
+                        f" ON CONFLICT (feature) DO UPDATE"
+                        f" SET df = GREATEST({DF_TABLE}.df, EXCLUDED.df)",
+                        [Int8Array(counted[heavy_now]), Int8Array(dfs[heavy_now])],
+                    )
+                    stored = True
+        # This process lists what it counted at once, those under the floor too (with their
+        # count, never stored), so that the next lookups do not count them again; the other
+        # processes re-read their lists once this is committed.
+        key = self._heavy_key()
+        _HEAVY[key] = _HEAVY.get(key, heavy).merged(counted, dfs)
+        if stored:
             transaction.on_commit(self._bump_generation, using=self.using)
+
+    def _document_frequencies(
+        self, cursor: psycopg.Cursor, features: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(features, df) counted over all postings of the index."""
+        cursor.execute(
+            f"SELECT feature, count(DISTINCT ref >> 32) FROM {POSTING_TABLE}"
+            " WHERE feature = ANY(%s) GROUP BY feature ORDER BY feature",
+            [Int8Array(features)],
+        )
+        rows = cursor.fetchall()
+        return (
+            np.array([row[0] for row in rows], np.int64),
+            np.array([row[1] for row in rows], np.int64),
+        )
 
     def _heavy_key(self) -> tuple[str, str, str]:
         settings = connections[self.using].settings_dict
@@ -482,6 +514,15 @@ def common_within(found: Postings, max_df: int) -> np.ndarray:
     return _common(found, values[counts > max_df], max_df)
 
 
+def _document_counts(found: Postings, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(features, in how many distinct documents of `found` each occurs) for `features`."""
+    mask = np.isin(found.features, features)
+    documents = unpack_refs(found.refs[mask])[0]
+    pairs = np.unique(np.stack([found.features[mask], documents]), axis=1)
+    counted, dfs = np.unique(pairs[0], return_counts=True)
+    return counted, dfs.astype(np.int64)
+
+
 def _counted(features: np.ndarray, floor: int) -> tuple[np.ndarray, np.ndarray]:
     """The distinct `features` and how often each occurs; empty when no feature can occur
     more than `floor` times (there are not that many)."""
@@ -495,11 +536,8 @@ def _common(found: Postings, candidates: np.ndarray, max_df: int) -> np.ndarray:
     in more than `max_df` distinct documents of it."""
     if not len(candidates):
         return candidates
-    mask = np.isin(found.features, candidates)
-    documents = unpack_refs(found.refs[mask])[0]
-    pairs = np.unique(np.stack([found.features[mask], documents]), axis=1)
-    features, counts = np.unique(pairs[0], return_counts=True)
-    return features[counts > max_df]
+    features, dfs = _document_counts(found, candidates)
+    return features[dfs > max_df]
 
 
 def _array(value: np.ndarray | None) -> np.ndarray:
