@@ -517,9 +517,12 @@ def common_within(found: Postings, max_df: int) -> np.ndarray:
 def _document_counts(found: Postings, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(features, in how many distinct documents of `found` each occurs) for `features`."""
     mask = np.isin(found.features, features)
-    documents = unpack_refs(found.refs[mask])[0]
-    pairs = np.unique(np.stack([found.features[mask], documents]), axis=1)
-    counted, dfs = np.unique(pairs[0], return_counts=True)
+    kept, documents = found.features[mask], found.refs[mask] >> 32  # detection.pack_refs
+    order = np.lexsort((documents, kept))  # by feature, then document (np.unique with axis=1
+    kept, documents = kept[order], documents[order]  # sorted structured rows: ~50x slower)
+    first = np.ones(len(kept), dtype=bool)
+    first[1:] = (kept[1:] != kept[:-1]) | (documents[1:] != documents[:-1])
+    counted, dfs = np.unique(kept[first], return_counts=True)
     return counted, dfs.astype(np.int64)
 
 
