@@ -30,6 +30,16 @@
  *       start word is Han), cut at the sentence end; a chain is kept when it has two words
  *       or starts the sentence.  Its value is sum(hash[k] * multipliers[k]) mod 2^64, read
  *       as a signed 64-bit integer.  The GIL is released while the values are computed.
+ *
+ *   han_runs(pieces) -> str
+ *       For the (run, other) pairs of detection.words._SPLIT_PIECE.findall: every non-empty
+ *       run followed by a space ("" when there is none), what rjieba cuts.
+ *   han_words(pieces, tokens) -> (words, bounds, kept)
+ *       The loop of detection.words._han_sentence_words (_han_words_py there is the fallback
+ *       and the reference; tests/detection/test_native_words.py checks both agree): each run
+ *       takes the tokens up to the next " " token, another piece is a word, except the
+ *       sentence separator "\0" which closes a span.  The words are the very str objects of
+ *       tokens and pieces.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -1011,10 +1021,180 @@ done:
     return result;
 }
 
+/* ---- Han sentence words: the loop of detection.words._han_sentence_words ---------------- */
+
+/* The (run, other) pair of item i of pieces (a list of 2-tuples, as _SPLIT_PIECE.findall
+ * gives); borrowed references, or -1 with an exception set. */
+static int
+piece_pair(PyObject *pieces, Py_ssize_t i, PyObject **run, PyObject **other)
+{
+    PyObject *piece = PyList_GET_ITEM(pieces, i);
+    if (!PyTuple_Check(piece) || PyTuple_GET_SIZE(piece) != 2 ||
+        !PyUnicode_Check(PyTuple_GET_ITEM(piece, 0)) ||
+        !PyUnicode_Check(PyTuple_GET_ITEM(piece, 1))) {
+        PyErr_SetString(PyExc_TypeError, "pieces must be a list of (str, str) tuples");
+        return -1;
+    }
+    *run = PyTuple_GET_ITEM(piece, 0);
+    *other = PyTuple_GET_ITEM(piece, 1);
+    return 0;
+}
+
+static PyObject *
+han_runs(PyObject *Py_UNUSED(module), PyObject *pieces)
+{
+    if (!PyList_Check(pieces)) {
+        PyErr_SetString(PyExc_TypeError, "han_runs: pieces must be a list");
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(pieces), total = 0;
+    Py_UCS4 widest = ' ';
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *run, *other;
+        if (piece_pair(pieces, i, &run, &other) < 0) {
+            return NULL;
+        }
+        Py_ssize_t length = PyUnicode_GET_LENGTH(run);
+        if (length > 0) {
+            total += length + 1;
+            Py_UCS4 widest_here = PyUnicode_MAX_CHAR_VALUE(run);
+            if (widest_here > widest) {
+                widest = widest_here;
+            }
+        }
+    }
+    PyObject *joined = PyUnicode_New(total, widest);
+    if (joined == NULL) {
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(joined);
+    void *data = PyUnicode_DATA(joined);
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *run = PyTuple_GET_ITEM(PyList_GET_ITEM(pieces, i), 0);
+        Py_ssize_t length = PyUnicode_GET_LENGTH(run);
+        if (length > 0) {
+            if (PyUnicode_CopyCharacters(joined, at, run, 0, length) < 0) {
+                Py_DECREF(joined);
+                return NULL;
+            }
+            at += length;
+            PyUnicode_WRITE(kind, data, at, ' ');
+            at++;
+        }
+    }
+    return joined;
+}
+
+/* Whether token is " " (as list.index compares: identity, then ==); -1 on error. */
+static int
+is_space(PyObject *token, PyObject *space)
+{
+    if (token == space) {
+        return 1;
+    }
+    if (PyUnicode_CheckExact(token)) {
+        return PyUnicode_GET_LENGTH(token) == 1 && PyUnicode_READ_CHAR(token, 0) == ' ';
+    }
+    Py_INCREF(token);
+    int equal = PyObject_RichCompareBool(token, space, Py_EQ);
+    Py_DECREF(token);
+    return equal;
+}
+
+static PyObject *
+han_words(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "han_words(pieces, tokens) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *pieces = args[0], *tokens = args[1];
+    if (!PyList_Check(pieces) || !PyList_Check(tokens)) {
+        PyErr_SetString(PyExc_TypeError, "han_words: pieces and tokens must be lists");
+        return NULL;
+    }
+    PyObject *space = PyUnicode_FromOrdinal(' ');
+    PyObject *words = PyList_New(0), *bounds = PyList_New(0), *kept = PyList_New(0);
+    PyObject *result = NULL;
+    if (space == NULL || words == NULL || bounds == NULL || kept == NULL) {
+        goto done;
+    }
+    Py_ssize_t position = 0, first = 0, number = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(pieces); i++) {
+        PyObject *run, *other;
+        if (piece_pair(pieces, i, &run, &other) < 0) {
+            goto done;
+        }
+        if (PyUnicode_GET_LENGTH(run) > 0) {
+            /* stop = tokens.index(" ", position); words += tokens[position:stop] */
+            Py_ssize_t stop = position;
+            for (;; stop++) {
+                if (stop >= PyList_GET_SIZE(tokens)) {
+                    PyErr_SetString(PyExc_ValueError, "' ' is not in list");
+                    goto done;
+                }
+                int found = is_space(PyList_GET_ITEM(tokens, stop), space);
+                if (found < 0) {
+                    goto done;
+                }
+                if (found) {
+                    break;
+                }
+            }
+            for (Py_ssize_t k = position; k < stop && k < PyList_GET_SIZE(tokens); k++) {
+                if (PyList_Append(words, PyList_GET_ITEM(tokens, k)) < 0) {
+                    goto done;
+                }
+            }
+            position = stop + 1;
+        }
+        else if (PyUnicode_GET_LENGTH(other) == 1 && PyUnicode_READ_CHAR(other, 0) == 0) {
+            Py_ssize_t last = PyList_GET_SIZE(words);
+            if (last > first) {
+                PyObject *pair = Py_BuildValue("(nn)", first, last);
+                if (pair == NULL) {
+                    goto done;
+                }
+                int failed = PyList_Append(bounds, pair);
+                Py_DECREF(pair);
+                PyObject *index = failed ? NULL : PyLong_FromSsize_t(number);
+                if (index == NULL) {
+                    goto done;
+                }
+                failed = PyList_Append(kept, index);
+                Py_DECREF(index);
+                if (failed) {
+                    goto done;
+                }
+                first = last;
+            }
+            number++;
+        }
+        else if (PyList_Append(words, other) < 0) {
+            goto done;
+        }
+    }
+    result = PyTuple_Pack(3, words, bounds, kept);
+
+done:
+    Py_XDECREF(space);
+    Py_XDECREF(words);
+    Py_XDECREF(bounds);
+    Py_XDECREF(kept);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"features", (PyCFunction)(void (*)(void))features, METH_FASTCALL,
      "features(ids, bounds, hashes, flags, multipliers, chain_length, han_chain_length, "
      "chain_gap) -> list[tuple[int, ...]]: the sorted unique features of every sentence."},
+    {"han_runs", (PyCFunction)han_runs, METH_O,
+     "han_runs(pieces) -> str: every non-empty run of the (run, other) pieces followed by a "
+     "space (\"\" when there is none)."},
+    {"han_words", (PyCFunction)(void (*)(void))han_words, METH_FASTCALL,
+     "han_words(pieces, tokens) -> (words, bounds, kept): the loop of "
+     "detection.words._han_sentence_words over the pieces and rjieba's tokens."},
     {"word_hash", (PyCFunction)(void (*)(void))word_hash, METH_FASTCALL,
      "word_hash(word, key) -> int: int.from_bytes(blake2b(word.encode(), digest_size=8, "
      "key=key).digest(), 'big')."},

@@ -18,6 +18,11 @@ from typing import Final, NamedTuple
 
 import rjieba
 
+try:
+    from detection import _lisfeatures
+except ImportError:  # not built (scripts/build_native.py): the Python loops below
+    _lisfeatures = None  # type: ignore[assignment]
+
 __all__ = ["Token", "tokenize", "token_spans", "sentence_words", "WORDS_VERSION"]
 
 #: Changes whenever :func:`tokenize` can cut a text differently.
@@ -162,23 +167,20 @@ def _any_border_joins(text: str, spans: Sequence[tuple[int, int]]) -> bool:
     return False
 
 
-def _han_sentence_words(
-    text: str, spans: Sequence[tuple[int, int]]
-) -> tuple[list[str], list[tuple[int, int]], list[int]] | None:
-    """:func:`sentence_words` of text with Han characters, or None when a word might cross a
-    span border (or the text holds the separator).
+_Pieces = list[tuple[str, str]]
+_Cut = tuple[list[str], list[tuple[int, int]], list[int]]
 
-    The spans are joined with a separator that no word contains and cut by one ``findall``
-    (not one call per sentence); all Han runs of the document go to rjieba in one call,
-    separated by a space: jieba cuts every run between two separators on its own (as
-    :func:`token_spans` cuts each run), without the per-call overhead.
-    """
-    if _SENTENCE_END in text or _any_border_joins(text, spans):
-        return None
-    joined = _SENTENCE_END.join([text[start:end] for start, end in spans]) + _SENTENCE_END
-    pieces = _SPLIT_PIECE.findall(joined)
+
+def _han_runs_py(pieces: _Pieces) -> str:
+    """Every Han run of ``pieces`` followed by a space: what rjieba cuts (the reference of
+    ``_lisfeatures.han_runs``)."""
     runs = [run for run, _ in pieces if run]
-    tokens = rjieba.cut(" ".join(runs) + " ") if runs else []  # each run ends with a " "
+    return " ".join(runs) + " " if runs else ""
+
+
+def _han_words_py(pieces: _Pieces, tokens: list[str]) -> _Cut:
+    """Words, bounds and kept span numbers from the pieces and rjieba's tokens of their runs
+    (the fallback and the reference of ``_lisfeatures.han_words``, its C version)."""
     index = tokens.index
     words: list[str] = []
     bounds: list[tuple[int, int]] = []
@@ -198,6 +200,31 @@ def _han_sentence_words(
         else:
             words.append(other)
     return words, bounds, kept
+
+
+#: Whether _han_sentence_words runs its loop in C (the extension is built).
+NATIVE_WORDS: Final = _lisfeatures is not None
+_han_runs = _lisfeatures.han_runs if _lisfeatures is not None else _han_runs_py
+_han_words = _lisfeatures.han_words if _lisfeatures is not None else _han_words_py
+
+
+def _han_sentence_words(text: str, spans: Sequence[tuple[int, int]]) -> _Cut | None:
+    """:func:`sentence_words` of text with Han characters, or None when a word might cross a
+    span border (or the text holds the separator).
+
+    The spans are joined with a separator that no word contains and cut by one ``findall``
+    (not one call per sentence); all Han runs of the document go to rjieba in one call,
+    separated by a space: jieba cuts every run between two separators on its own (as
+    :func:`token_spans` cuts each run), without the per-call overhead.  The loop over the
+    pieces runs in C when the extension is built (:data:`NATIVE_WORDS`).
+    """
+    if _SENTENCE_END in text or _any_border_joins(text, spans):
+        return None
+    joined = _SENTENCE_END.join([text[start:end] for start, end in spans]) + _SENTENCE_END
+    pieces = _SPLIT_PIECE.findall(joined)
+    runs = _han_runs(pieces)
+    tokens = rjieba.cut(runs) if runs else []  # each run ends with a " "
+    return _han_words(pieces, tokens)
 
 
 def sentence_words(
