@@ -40,6 +40,12 @@
  *       takes the tokens up to the next " " token, another piece is a word, except the
  *       sentence separator "\0" which closes a span.  The words are the very str objects of
  *       tokens and pieces.
+ *   ascii_words(text, spans) -> (words, bounds, kept) | None | NotImplemented
+ *       detection.words._latin_sentence_words of ASCII text (the Python version is the
+ *       fallback and the reference, same test file): _ASCII_PIECE's matches scanned by hand,
+ *       span by span, following a word that runs on past a span's end; None when a word
+ *       might start before a span (the whole-text cut decides), NotImplemented for a span
+ *       outside the text (the Python version decides).
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -1185,10 +1191,172 @@ done:
     return result;
 }
 
+/* ---- ASCII sentence words: detection.words._latin_sentence_words of ASCII text ----------- */
+
+#define IS_LETTER(c) ((unsigned)(((c) | 0x20) - 'a') < 26u)
+#define IS_DIGIT(c) ((unsigned)((c) - '0') < 10u)
+#define IS_ALNUM(c) (IS_LETTER(c) || IS_DIGIT(c))
+
+/* The next match of _ASCII_PIECE at or after *at in s[0:limit]: [a-zA-Z]++(?:'[a-zA-Z]++)*+
+ * or [0-9]++(?:[.,][0-9]++)*+.  Returns its start and sets *at to its end, or -1. */
+static Py_ssize_t
+ascii_piece(const Py_UCS1 *s, Py_ssize_t *at, Py_ssize_t limit)
+{
+    Py_ssize_t p = *at;
+    while (p < limit && !IS_ALNUM(s[p])) {
+        p++;
+    }
+    if (p >= limit) {
+        return -1;
+    }
+    Py_ssize_t start = p;
+    if (IS_LETTER(s[p])) {
+        for (;;) {
+            while (p < limit && IS_LETTER(s[p])) p++;
+            if (p + 1 < limit && s[p] == '\'' && IS_LETTER(s[p + 1])) {
+                p++;
+                continue;
+            }
+            break;
+        }
+    }
+    else {
+        for (;;) {
+            while (p < limit && IS_DIGIT(s[p])) p++;
+            if (p + 1 < limit && (s[p] == '.' || s[p] == ',') && IS_DIGIT(s[p + 1])) {
+                p++;
+                continue;
+            }
+            break;
+        }
+    }
+    *at = p;
+    return start;
+}
+
+/* words._joins for ASCII text. */
+static int
+ascii_joins(const Py_UCS1 *s, Py_ssize_t length, Py_ssize_t position)
+{
+    if (position <= 0 || position >= length) {
+        return 0;
+    }
+    Py_UCS1 before = s[position - 1], after = s[position];
+    if (after == ' ' || after == '\n' || before == ' ' || before == '\n') {
+        return 0;
+    }
+    if (IS_ALNUM(before)) {
+        return IS_ALNUM(after) || after == '\'' || ((after == '.' || after == ',') &&
+                                                   IS_DIGIT(before));
+    }
+    if (before == '\'') {
+        return IS_ALNUM(after);
+    }
+    return (before == '.' || before == ',') && IS_DIGIT(after);
+}
+
+static int
+append_word(PyObject *words, const Py_UCS1 *s, Py_ssize_t start, Py_ssize_t end)
+{
+    PyObject *word = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, s + start, end - start);
+    if (word == NULL) {
+        return -1;
+    }
+    int failed = PyList_Append(words, word);
+    Py_DECREF(word);
+    return failed;
+}
+
+static PyObject *
+ascii_words(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "ascii_words(text, spans) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    if (!PyUnicode_Check(text) || !PyUnicode_IS_ASCII(text)) {
+        PyErr_SetString(PyExc_TypeError, "ascii_words: text must be an ASCII str");
+        return NULL;
+    }
+    PyObject *spans = PySequence_Fast(args[1], "ascii_words: spans must be a sequence");
+    if (spans == NULL) {
+        return NULL;
+    }
+    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(text);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    PyObject *words = PyList_New(0), *bounds = PyList_New(0), *kept = PyList_New(0);
+    PyObject *result = NULL;
+    if (words == NULL || bounds == NULL || kept == NULL) {
+        goto done;
+    }
+    Py_ssize_t resume = 0; /* where the whole-text scan resumes: never inside a word */
+    /* the size read again each time: a span's __index__ could change a list of spans */
+    for (Py_ssize_t number = 0; number < PySequence_Fast_GET_SIZE(spans); number++) {
+        Py_ssize_t start, end;
+        if (bound_pair(PySequence_Fast_GET_ITEM(spans, number), &start, &end) < 0) {
+            goto done;
+        }
+        if (start < 0 || end < start || end > length) { /* the Python path decides */
+            result = Py_NewRef(Py_NotImplemented);
+            goto done;
+        }
+        Py_ssize_t first = PyList_GET_SIZE(words);
+        /* padded[start] is s[start - 1], padded[end + 1] is s[end] (" " outside the text) */
+        if (resume <= start && start > 0 && s[start - 1] != ' ' && s[start - 1] != '\n' &&
+            ascii_joins(s, length, start)) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        if (start < resume) {
+            start = resume;
+        }
+        Py_ssize_t at = start, piece;
+        if (end < length && s[end] != ' ' && s[end] != '\n' && ascii_joins(s, length, end)) {
+            /* the last word may run on past the span: it stays here */
+            while ((piece = ascii_piece(s, &at, length)) >= 0 && piece < end) {
+                if (append_word(words, s, piece, at) < 0) goto done;
+                resume = at;
+            }
+        }
+        else {
+            while ((piece = ascii_piece(s, &at, end)) >= 0) {
+                if (append_word(words, s, piece, at) < 0) goto done;
+            }
+            if (end > resume) {
+                resume = end;
+            }
+        }
+        Py_ssize_t last = PyList_GET_SIZE(words);
+        if (last > first) {
+            PyObject *pair = Py_BuildValue("(nn)", first, last);
+            if (pair == NULL) goto done;
+            int failed = PyList_Append(bounds, pair);
+            Py_DECREF(pair);
+            PyObject *index = failed ? NULL : PyLong_FromSsize_t(number);
+            if (index == NULL) goto done;
+            failed = PyList_Append(kept, index);
+            Py_DECREF(index);
+            if (failed) goto done;
+        }
+    }
+    result = PyTuple_Pack(3, words, bounds, kept);
+
+done:
+    Py_DECREF(spans);
+    Py_XDECREF(words);
+    Py_XDECREF(bounds);
+    Py_XDECREF(kept);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"features", (PyCFunction)(void (*)(void))features, METH_FASTCALL,
      "features(ids, bounds, hashes, flags, multipliers, chain_length, han_chain_length, "
      "chain_gap) -> list[tuple[int, ...]]: the sorted unique features of every sentence."},
+    {"ascii_words", (PyCFunction)(void (*)(void))ascii_words, METH_FASTCALL,
+     "ascii_words(text, spans) -> (words, bounds, kept) | None | NotImplemented: "
+     "detection.words._latin_sentence_words of ASCII text."},
     {"han_runs", (PyCFunction)han_runs, METH_O,
      "han_runs(pieces) -> str: every non-empty run of the (run, other) pieces followed by a "
      "space (\"\" when there is none)."},

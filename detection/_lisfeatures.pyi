@@ -2,6 +2,7 @@
 
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
+from types import NotImplementedType
 
 import numpy as np
 
@@ -41,3 +42,6 @@ def han_runs(pieces: list[tuple[str, str]], /) -> str: ...
 def han_words(
     pieces: list[tuple[str, str]], tokens: list[str], /
 ) -> tuple[list[str], list[tuple[int, int]], list[int]]: ...
+def ascii_words(
+    text: str, spans: Sequence[tuple[int, int]], /
+) -> tuple[list[str], list[tuple[int, int]], list[int]] | None | NotImplementedType: ...

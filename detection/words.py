@@ -52,6 +52,10 @@ _LATIN_PIECE: Final = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+(?:[.,]\d+)*
 _ASCII_PIECE: Final = re.compile(r"[a-zA-Z]++(?:'[a-zA-Z]++)*+|[0-9]++(?:[.,][0-9]++)*+")
 
 
+_Pieces = list[tuple[str, str]]
+_Cut = tuple[list[str], list[tuple[int, int]], list[int]]
+
+
 class Token(NamedTuple):
     """One word: ``text == source[start:end]`` of the string given to :func:`tokenize`.
 
@@ -150,6 +154,23 @@ def _latin_words(text: str, spans: Sequence[tuple[int, int]]) -> list[list[str]]
     return per_span
 
 
+def _latin_sentence_words(text: str, spans: Sequence[tuple[int, int]]) -> _Cut | None:
+    """:func:`sentence_words` of Han-free text by :func:`_latin_words`, or None when only the
+    whole-text scan knows (the fallback and the reference of ``_lisfeatures.ascii_words``)."""
+    per_span = _latin_words(text, spans)
+    if per_span is None:
+        return None
+    bounds: list[tuple[int, int]] = []
+    kept: list[int] = []
+    first = 0
+    for number, found in enumerate(per_span):
+        if found:
+            bounds.append((first, first + len(found)))
+            kept.append(number)
+            first += len(found)
+    return list(chain.from_iterable(per_span)), bounds, kept
+
+
 # Characters after which _joins is always False (not alphanumeric, not an apostrophe, "." or
 # ","): the usual last characters of Chinese sentences, tested without a call.
 _ENDS_WORDS: Final = frozenset(' \n。!?;:…⋯"”」』)]】、')
@@ -165,10 +186,6 @@ def _any_border_joins(text: str, spans: Sequence[tuple[int, int]]) -> bool:
         if padded[end] not in ends and _joins(text, end):
             return True
     return False
-
-
-_Pieces = list[tuple[str, str]]
-_Cut = tuple[list[str], list[tuple[int, int]], list[int]]
 
 
 def _han_runs_py(pieces: _Pieces) -> str:
@@ -202,10 +219,13 @@ def _han_words_py(pieces: _Pieces, tokens: list[str]) -> _Cut:
     return words, bounds, kept
 
 
-#: Whether _han_sentence_words runs its loop in C (the extension is built).
+#: Whether _han_sentence_words runs its loop in C and ASCII text is cut in C (the extension is
+#: built).
 NATIVE_WORDS: Final = _lisfeatures is not None
 _han_runs = _lisfeatures.han_runs if _lisfeatures is not None else _han_runs_py
 _han_words = _lisfeatures.han_words if _lisfeatures is not None else _han_words_py
+#: sentence_words of ASCII text in C (else _latin_sentence_words).
+_ascii_words = _lisfeatures.ascii_words if _lisfeatures is not None else None
 
 
 def _han_sentence_words(text: str, spans: Sequence[tuple[int, int]]) -> _Cut | None:
@@ -237,20 +257,19 @@ def sentence_words(
     outside every span are left out).  Text without Han characters is cut span by span with
     one C-level ``findall`` each, without a match object per word (3 times faster on English
     text); a word running across a span border is followed with ``finditer``.  Han runs are
-    segmented in one rjieba call per document.
+    segmented in one rjieba call per document.  With the extension built, ASCII text is cut
+    by ``_lisfeatures.ascii_words`` (the same matches scanned in C) and the loop after rjieba
+    runs in C too (:data:`NATIVE_WORDS`).
     """
-    if not text.isascii() and _ANY_HAN.search(text):
-        cut = _han_sentence_words(text, spans)
-        return cut if cut is not None else _assigned(text, spans)
-    per_span = _latin_words(text, spans)
-    if per_span is None:
-        return _assigned(text, spans)
-    bounds: list[tuple[int, int]] = []
-    kept: list[int] = []
-    first = 0
-    for number, found in enumerate(per_span):
-        if found:
-            bounds.append((first, first + len(found)))
-            kept.append(number)
-            first += len(found)
-    return list(chain.from_iterable(per_span)), bounds, kept
+    if not text.isascii():
+        cut = (
+            _han_sentence_words(text, spans)
+            if _ANY_HAN.search(text)
+            else _latin_sentence_words(text, spans)
+        )
+    elif _ascii_words is None:
+        cut = _latin_sentence_words(text, spans)
+    else:
+        native = _ascii_words(text, spans)
+        cut = _latin_sentence_words(text, spans) if native is NotImplemented else native
+    return cut if cut is not None else _assigned(text, spans)

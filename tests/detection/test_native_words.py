@@ -1,5 +1,6 @@
-"""The C loop of detection.words._han_sentence_words (``_lisfeatures.han_runs`` and
-``han_words``) gives exactly what its Python fallback gives, None included."""
+"""The C parts of detection.words.sentence_words give exactly what their Python fallbacks give,
+None included: the loop of _han_sentence_words (``_lisfeatures.han_runs`` and ``han_words``)
+and _latin_sentence_words of ASCII text (``_lisfeatures.ascii_words``)."""
 
 from __future__ import annotations
 
@@ -149,3 +150,84 @@ def test_bad_arguments_raise_instead_of_crashing():
 )
 def test_edge_cases(text, spans):
     assert _native(text, spans) == _python(text, spans)
+
+
+# ASCII text: letters, apostrophes, digits with "." and ",", spaces, breaks, other punctuation.
+_ASCII_TEXT = st.lists(
+    st.one_of(
+        st.text(alphabet=st.sampled_from(list("abZ y19 0.,'\n-_\t;!")), max_size=6),
+        st.sampled_from([" ", "\n", ". ", "don't", "it's'", "3.14", "1,000.", "a'b'c", "x''y"]),
+    ),
+    min_size=1,
+    max_size=12,
+).map("".join)
+
+
+def _ascii_python(text: str, spans):
+    return words._latin_sentence_words(text, spans)
+
+
+@native
+@settings(max_examples=1500, deadline=None)
+@given(_ASCII_TEXT, st.data())
+def test_ascii_words_in_c_give_what_the_python_path_gives(text, data):
+    spans = _spans(data, text)
+    expected = _ascii_python(text, spans)
+    got = words._lisfeatures.ascii_words(text, spans)
+    assert got == expected
+    if expected is not None:
+        assert all(type(word) is str for word in got[0])
+        whole, whole_bounds, whole_kept = _assigned(text, spans)
+        assert got[2] == whole_kept
+        assert [got[0][a:b] for a, b in got[1]] == [whole[a:b] for a, b in whole_bounds]
+
+
+@native
+@settings(max_examples=500, deadline=None)
+@given(_ASCII_TEXT, st.lists(st.tuples(st.integers(-2, 60), st.integers(-2, 60)), max_size=6))
+def test_ascii_words_in_c_on_any_spans(text, spans):
+    """Unordered, overlapping spans as the Python loop takes them; a span outside the text,
+    once reached (the loop may return None before), is left to the Python path."""
+    got = words._lisfeatures.ascii_words(text, spans)
+    if got is NotImplemented:
+        assert any(not 0 <= start <= end <= len(text) for start, end in spans)
+    else:
+        assert got == _ascii_python(text, spans)
+
+
+@native
+@pytest.mark.parametrize(
+    ("text", "spans"),
+    [
+        ("", []),
+        ("", [(0, 0)]),
+        ("a", [(0, 1)]),
+        ("don't stop", [(0, 3), (3, 10)]),  # a border inside a word: None
+        ("pi 3.14 here", [(0, 4), (4, 12)]),  # the start border joins: None
+        ("cost 1,000. Then", [(0, 6), (6, 16)]),
+        ("cost 1,000. Then", [(0, 9), (9, 16)]),  # the end joins: the word stays in span 0
+        ("it's", [(0, 3), (3, 4)]),
+        ("a b. c d.", [(0, 4), (4, 4), (5, 9)]),
+        ("x'", [(0, 2)]),
+        ("ab'", [(0, 2)]),
+    ],
+)
+def test_ascii_edge_cases(text, spans):
+    assert words._lisfeatures.ascii_words(text, spans) == _ascii_python(text, spans)
+
+
+def test_sentence_words_with_and_without_the_extension():
+    text = "The cat's 3.14 mat. 中文 don't 1,000."
+    spans = [(0, 19), (20, len(text))]
+    expected = _assigned(text, spans)
+    assert words.sentence_words(text, spans) == expected
+    ascii_text = "The cat's 3.14 mat. Don't 1,000."
+    ascii_spans = [(0, 19), (20, len(ascii_text))]
+    saved = words._ascii_words
+    try:
+        words._ascii_words = None
+        python = words.sentence_words(ascii_text, ascii_spans)
+    finally:
+        words._ascii_words = saved
+    assert words.sentence_words(ascii_text, ascii_spans) == python
+    assert python[0] == ["The", "cat's", "3.14", "mat", "Don't", "1,000"]
