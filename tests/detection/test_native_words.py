@@ -62,6 +62,14 @@ def test_the_native_loop_is_used_when_built():
         assert words._han_runs is words._lisfeatures.han_runs
 
 
+def _agrees_with_the_whole_text_cut(text, spans, got):
+    """str words, and span by span the words of the whole-text cut (`_assigned`)."""
+    assert all(type(word) is str for word in got[0])
+    whole, whole_bounds, whole_kept = _assigned(text, spans)
+    assert got[2] == whole_kept
+    assert [got[0][a:b] for a, b in got[1]] == [whole[a:b] for a, b in whole_bounds]
+
+
 @native
 @settings(max_examples=1500, deadline=None)
 @given(_TEXT, st.data())
@@ -72,12 +80,8 @@ def test_the_c_loop_gives_what_the_python_loop_gives(text, data):
     assert got == expected
     if expected is None:  # a word may cross a border, or the text holds the separator
         return
-    assert all(type(word) is str for word in got[0])
     assert all(type(pair) is tuple for pair in got[1])
-    # Both agree with the whole-text cut, span by span.
-    whole, whole_bounds, whole_kept = _assigned(text, spans)
-    assert got[2] == whole_kept
-    assert [got[0][a:b] for a, b in got[1]] == [whole[a:b] for a, b in whole_bounds]
+    _agrees_with_the_whole_text_cut(text, spans, got)
 
 
 @native
@@ -176,10 +180,7 @@ def test_ascii_words_in_c_give_what_the_python_path_gives(text, data):
     got = words._lisfeatures.ascii_words(text, spans)
     assert got == expected
     if expected is not None:
-        assert all(type(word) is str for word in got[0])
-        whole, whole_bounds, whole_kept = _assigned(text, spans)
-        assert got[2] == whole_kept
-        assert [got[0][a:b] for a, b in got[1]] == [whole[a:b] for a, b in whole_bounds]
+        _agrees_with_the_whole_text_cut(text, spans, got)
 
 
 @native
