@@ -402,7 +402,8 @@ class PostgresSentenceIndex:
             return int(cursor.fetchone()[0])
 
     def _count(self) -> int:
-        """Indexed documents of this model version, all users (what the df table counts)."""
+        """Indexed documents of this model version, all users (whose share is an unscoped
+        lookup's max_df)."""
         with connections[self.using].cursor() as cursor:
             # Kept equal to count(*) of the indexed documents by triggers (migration 0008):
             # counting the rows took ~11 ms per check at 100k documents.

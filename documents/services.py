@@ -349,8 +349,8 @@ def document_delete(*, document: Document) -> None:
 def _documents_delete(ids: Sequence[int]) -> None:
     """Delete documents of one collection (the caller holds a transaction and that
     collection's lock): their postings go with the rows (the delete trigger of migrations
-    0003/0012, df included), their files once the deletion is committed, and the documents
-    they were a source of get their similarity refreshed.
+    0003/0012, recorded df lowered), their files once the deletion is committed, and the
+    documents they were a source of get their similarity refreshed.
 
     Sources in the same collection are refreshed now, under the lock held; documents of other
     collections (an assignment checked against this archive) once this is committed, each
