@@ -90,6 +90,19 @@ def documents_delete(alias: str, ids: Sequence[int]) -> None:
         cursor.execute("VACUUM (ANALYZE) documents_document")
 
 
+def checkpoint(alias: str) -> bool:
+    """CHECKPOINT (PostgreSQL 15: a superuser or a member of pg_checkpoint, which
+    scripts/services.sh grants the app's role); False when the role may not."""
+    from django.db import DatabaseError, transaction
+
+    try:
+        with transaction.atomic(using=alias), connections[alias].cursor() as cursor:
+            cursor.execute("CHECKPOINT")
+    except DatabaseError:
+        return False
+    return True
+
+
 def sequences_reset(alias: str) -> None:
     """Move the id sequence past the explicit ids the loader used."""
     with connections[alias].cursor() as cursor:

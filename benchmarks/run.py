@@ -146,7 +146,9 @@ METHOD = {
     "document uses, common features kept) with 3 runs of 3-8 real archive sentences inserted, "
     "analysis composed; lookup = one postings() call with all its features and the detector's "
     "max_df; check = detection.detect (lookup + candidate pairs + scoring + sequence matching + "
-    "spans); unscoped index (the whole archive); after ANALYZE; nearest-rank percentiles",
+    "spans); unscoped index (the whole archive); after VACUUM (ANALYZE) and a CHECKPOINT "
+    "(curve[].checkpoint_before_latency: false when the role may not run one); nearest-rank "
+    "percentiles",
     "batch_all_pairs": "the last batch_pairs archive documents (recombined) as one collection: "
     "each checked with detection.detect against an index scoped to the batch, excluding "
     "itself (the app's path), wall time for the whole batch",
@@ -247,11 +249,16 @@ def _grow(recombiner, options, alias, collection_id, loaded, queries, say, truth
         # 2 % new postings, migration 0004), so lookups get Index Only Scans.
         index.vacuum()
         database.sequences_reset(alias)
+        # The load's dirty pages written before the timings, as pgbench does: otherwise the
+        # checkpoint that the load's WAL triggers spreads its writes (GBs, minutes) over the
+        # measurements of the next sizes.
+        checkpointed = database.checkpoint(alias)
         say(f"measuring latency at {size} documents")
         measured = latency.check_latency(index, queries)
         # The sources present at this size (the real documents are the first ones loaded).
         present = [frozenset(corpus.document_id(i) for i in t if i < size) for t in truth]
         point = _curve_point(alias, size, measured, present)
+        point["checkpoint_before_latency"] = checkpointed
         point["typical"] = latency.latency_summary(latency.check_latency(index, typical))
         curve.append(point)
     load = {

@@ -97,6 +97,7 @@ def test_the_curve_has_a_point_per_size_with_growing_postings(bench_report):
         assert 0 < point["check_p50_ms"] <= point["check_p95_ms"]
         assert point["posting_mb_per_million_postings"] > 0
         assert point["queries"] == 2
+        assert point["checkpoint_before_latency"] is True  # services.sh grants pg_checkpoint
         typical = point["typical"]  # the second kind of query, reported apart
         assert typical["queries"] == 2
         assert 0 < typical["lookup_p50_ms"] <= typical["lookup_p95_ms"]
