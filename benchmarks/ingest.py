@@ -117,12 +117,10 @@ def ingest_worker(
             share = zip(ids[at : at + batch], texts[at : at + batch], strict=True)
             chunk = [(document_id(i), t, analyze(t)) for i, t in share]
             analyze_seconds += time.perf_counter() - started
-            # At most IN_FLIGHT batches analysed and not yet written: bounded memory, errors
-            # surface here, and a slow commit does not stall the analysis at once.
-            while len(pending) >= (IN_FLIGHT if overlap else 0) and pending:
-                written.append(pending.popleft().result())
             pending.append(writer.submit(_write, index, collection_id, chunk, database, writer_cpu))
-            if not overlap:
+            # At most IN_FLIGHT batches analysed and not yet written (none, sequentially):
+            # bounded memory, errors surface here, a slow commit does not stall the analysis.
+            while len(pending) > (IN_FLIGHT if overlap else 0):
                 written.append(pending.popleft().result())
         while pending:
             written.append(pending.popleft().result())

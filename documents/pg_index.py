@@ -50,7 +50,6 @@ from documents.pg_copy import (
     COPY_SIGNATURE,
     COPY_TRAILER,
     AnalysisLike,
-    PostingColumns,
     copy_rows,
     posting_columns,
 )
@@ -147,7 +146,7 @@ class PostgresSentenceIndex:
         if not items:
             return 0
         with transaction.atomic(using=self.using):
-            written = len(self._copy_postings(items).features)
+            written = self._copy_postings(items)
             self._mark_indexed([document_id for document_id, _ in items])
             if written >= ANALYZE_AFTER_ROWS:
                 self.analyze()
@@ -456,8 +455,8 @@ class PostgresSentenceIndex:
             return "", {}
         return SCOPE_COLLECTIONS, {"collections": self._collections, "crowded": HEAVY_FLOOR}
 
-    def _copy_postings(self, items: list[tuple[int, AnalysisLike]]) -> PostingColumns:
-        """COPY the documents' postings; returns them as columns."""
+    def _copy_postings(self, items: list[tuple[int, AnalysisLike]]) -> int:
+        """COPY the documents' postings; returns how many."""
         columns = posting_columns(items)
         with connections[self.using].cursor() as cursor:
             model = self._model_id(cursor)
@@ -465,7 +464,7 @@ class PostgresSentenceIndex:
                 f"COPY {POSTING_TABLE} {COPY_COLUMNS} FROM STDIN (FORMAT BINARY)"
             ) as copy:
                 copy.write(COPY_SIGNATURE + copy_rows(columns, model) + COPY_TRAILER)
-        return columns
+        return len(columns.features)
 
     def _model_id(self, cursor: CursorWrapper) -> int:
         """The id of this index's feature model, registered on first use (looked up first:

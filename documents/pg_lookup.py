@@ -108,7 +108,7 @@ class HeavyFeatures:
     checked: float  # time.monotonic() when the generation was last seen unchanged
 
     def contains(self, features: np.ndarray) -> np.ndarray:
-        return np.isin(features, self.features, assume_unique=True)
+        return self.recorded(features) > 0  # every listed feature was counted in a document
 
     def merged(self, features: np.ndarray, dfs: np.ndarray) -> HeavyFeatures:
         """This list with `features` (recorded as `dfs`) added or updated."""

@@ -342,16 +342,12 @@ def test_vacuum_refuses_to_run_inside_a_transaction():
 def committed_index(owner):
     """Committed documents (lookups record df in their own transactions and processes re-read
     the list after commits), cleaned up afterwards: the posting, df and counter tables are
-    not flushed by Django."""
-    from documents import pg_index
-
-    pg_index._HEAVY.clear()
+    not flushed by Django (the process's heavy list is forgotten by tests/conftest.py)."""
     yield Collection.objects.create(owner=owner, name="committed")
     Document.objects.all().delete()  # the trigger removes postings and lowers df
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM documents_feature_df")
         cursor.execute("DELETE FROM documents_index_model")
-    pg_index._HEAVY.clear()
 
 
 @pytest.mark.django_db(transaction=True)
