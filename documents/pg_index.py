@@ -63,6 +63,7 @@ from documents.pg_lookup import (
     SCOPE_DOCUMENTS,
     HeavyFeatures,
     Int8Array,
+    execute_prepared,
     lookup_cursor,
     lookup_statement,
 )
@@ -254,8 +255,11 @@ class PostgresSentenceIndex:
         connection.ensure_connection()
         # Django's error translation (and its broken-connection bookkeeping) around the raw
         # psycopg cursor, as for its own cursors.
+        # Prepared unless the database's OPTIONS decide about prepared statements themselves
+        # (e.g. `prepare_threshold: None` behind a pooler that cannot keep them).
+        lift = "prepare_threshold" not in connection.settings_dict.get("OPTIONS", {})
         with connection.wrap_database_errors, lookup_cursor(connection.connection) as cursor:
-            cursor.execute(sql, params, binary=True, prepare=True)
+            execute_prepared(cursor, sql, params, lift=lift)
             row = cursor.fetchone()
         if row is None or row[0] is None:  # array_agg of no rows
             found = Postings.empty()

@@ -459,3 +459,51 @@ def test_removal_at_the_ends_of_the_document_id_range_touches_only_that_document
     largest.delete()
     small.delete()
     assert posting_count(small.id) == 0 and df_of(11) is None
+
+
+def prepared_statements():
+    """Statement texts prepared on this connection, with how often each was executed."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement, generic_plans + custom_plans FROM pg_prepared_statements")
+        return dict(cursor.fetchall())
+
+
+def test_the_lookup_is_a_prepared_statement_and_nothing_else_is(collection):
+    document, analysis = make_document(collection, {1, 2}, {3})
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add(document.id, analysis)
+    assert connection.connection.prepare_threshold is None  # Django's default: prepare nothing
+    for features in ({1}, {2, 3}, {1, 2, 3, 99}):
+        assert {f for f, *_ in index.postings(features, max_df=None)} == features - {99}
+    for _ in range(6):
+        Document.objects.filter(id=document.id).count()
+    executions = [n for text, n in prepared_statements().items() if "documents_posting" in text]
+    assert executions == [3]  # the same statement for every feature list, planned once
+    assert len(prepared_statements()) == 1  # the ORM's queries were not prepared
+    assert connection.connection.prepare_threshold is None  # lifted for the lookup alone
+
+
+def test_database_options_that_set_prepare_threshold_are_obeyed(collection, monkeypatch):
+    document, analysis = make_document(collection, {1})
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add(document.id, analysis)
+    monkeypatch.setitem(connection.settings_dict, "OPTIONS", {"prepare_threshold": None})
+    assert len(index.postings({1}, max_df=None)) == 1
+    assert prepared_statements() == {}  # e.g. behind PgBouncer in transaction mode
+
+
+def test_a_failed_lookup_leaves_the_threshold_and_the_next_lookup_works(collection, monkeypatch):
+    from django.db import DatabaseError, transaction
+
+    from documents import pg_lookup
+
+    document, analysis = make_document(collection, {1})
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add(document.id, analysis)
+    good = pg_lookup._AGGREGATE
+    monkeypatch.setattr(pg_lookup, "_AGGREGATE", "SELECT no_such_column FROM")
+    with pytest.raises(DatabaseError), transaction.atomic():
+        index.postings({1}, max_df=None)
+    assert connection.connection.prepare_threshold is None
+    monkeypatch.setattr(pg_lookup, "_AGGREGATE", good)
+    assert len(index.postings({1}, max_df=None)) == 1
