@@ -194,7 +194,7 @@ _CROWDED = (
     "crowded AS MATERIALIZED (SELECT feature, count(*) AS n FROM hits"
     " GROUP BY feature HAVING count(*) > %(crowded)s)"
 )
-SCOPE_DOCUMENTS = f"{_SCOPED} {_DOCUMENT} = ANY(%(scope)s)"
+SCOPE_DOCUMENTS = f"{_SCOPED} {_DOCUMENT} IN (SELECT unnest(%(scope)s))"
 # Collections are checked on the documents found, so scoping to a large archive costs no more
 # than the primary-key probes of those documents.
 SCOPE_COLLECTIONS = (

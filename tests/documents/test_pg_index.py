@@ -507,3 +507,18 @@ def test_a_failed_lookup_leaves_the_threshold_and_the_next_lookup_works(collecti
     assert connection.connection.prepare_threshold is None
     monkeypatch.setattr(pg_lookup, "_AGGREGATE", good)
     assert len(index.postings({1}, max_df=None)) == 1
+
+
+def test_scoped_lookups_are_right_under_the_generic_plan(collection):
+    """Prepared, a lookup runs PostgreSQL's generic plan after five executions; forced here."""
+    documents = [make_document(collection, {7, 8}, {9}) for _ in range(4)]
+    PostgresSentenceIndex(model_version=V1).add_many([(d.id, a) for d, a in documents])
+    with connection.cursor() as cursor:
+        cursor.execute("SET plan_cache_mode = force_generic_plan")
+    inside = sorted(d.id for d, _ in documents[1:3])
+    scoped = PostgresSentenceIndex(model_version=V1, documents=inside)
+    for _ in range(3):
+        found = scoped.postings({7, 9}, max_df=None)
+        assert sorted({document for _, document, *_ in found}) == inside
+        assert sorted(feature for feature, *_ in found) == [7, 7, 9, 9]
+    assert [n for text, n in prepared_statements().items() if "unnest" in text] == [3]
