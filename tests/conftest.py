@@ -1,6 +1,6 @@
 """Shared fixtures: users (owner and stranger), API clients, the shared development data, and
-one real Celery worker process for the whole test session (end-to-end and browser tests of
-every app use the same one).
+a real Celery worker process for each test module that asks for one (end-to-end, browser and
+worker tests).
 
 The worker runs `celery -A config worker` with the test settings, pointed at pytest-django's
 test database (`test_<name>`) and at the test Redis database, so it only sees what these tests
@@ -103,11 +103,20 @@ def _database_url(settings_dict: dict) -> str:
     return f"postgres://{user}:{password}@{host}:{port}/{name}"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
-    """Start one worker for the session; yield its log file; stop it at the end."""
+    """Start a worker for the module; yield its log file; stop it after the module's tests.
+
+    Not one for the whole session: other tests with `transaction=True` commit uploads too, and
+    a live worker took their tasks and processed the documents beside the test (its commit
+    deadlocked with the test's flush at teardown). Tasks queued while no worker runs are
+    purged before one starts."""
     from django.conf import settings
     from django.db import connection
+
+    from config.celery import app
+
+    app.control.purge()  # this session's queues only (config.settings.test)
 
     log = tmp_path_factory.mktemp("celery") / "worker.log"
     env = {
