@@ -531,11 +531,22 @@ def _document_counts(found: Postings, features: np.ndarray) -> tuple[np.ndarray,
 
 
 def _counted(features: np.ndarray, floor: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct `features` and how often each occurs; empty when no feature can occur
-    more than `floor` times (there are not that many)."""
+    """The distinct `features` (sorted) and how often each occurs; empty when no feature can
+    occur more than `floor` times (there are not that many).
+
+    A lookup's postings come grouped by feature (each partition's btree yields its features in
+    order, and a feature lives in one partition), so the runs are counted and only their ~1,000
+    first values sorted, not the ~5,000 postings (0.08 instead of 0.21 ms); any other order
+    falls back to sorting everything."""
     if len(features) <= floor:
         return np.empty(0, np.int64), np.empty(0, np.int64)
-    return np.unique(features, return_counts=True)
+    starts = np.flatnonzero(np.concatenate(([True], features[1:] != features[:-1])))
+    order = np.argsort(features[starts], kind="stable")
+    values = features[starts][order]
+    if (values[1:] == values[:-1]).any():  # a feature in two runs: not grouped
+        return np.unique(features, return_counts=True)
+    counts = np.diff(np.append(starts, len(features)))[order]
+    return values, counts
 
 
 def _common(found: Postings, candidates: np.ndarray, max_df: int) -> np.ndarray:

@@ -1,0 +1,42 @@
+"""How a lookup counts its postings per feature (documents.pg_index._counted), without the
+database: runs of a grouped result, and any other order."""
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from documents.pg_index import _counted
+
+features = st.lists(st.integers(-(2**63), 2**63 - 1), min_size=0, max_size=40)
+
+
+def expected(values):
+    return np.unique(np.array(values, np.int64), return_counts=True)
+
+
+@given(st.lists(st.tuples(st.integers(-(2**63), 2**63 - 1), st.integers(1, 5)), max_size=30))
+def test_grouped_postings_are_counted_by_their_runs(runs):
+    distinct = list(dict.fromkeys(feature for feature, _ in runs))  # each feature one run
+    sizes = dict(runs)
+    grouped = np.array([f for f in distinct for _ in range(sizes[f])], np.int64)
+    values, counts = _counted(grouped, 0)
+    want_values, want_counts = expected(grouped.tolist())
+    assert values.tolist() == want_values.tolist() and counts.tolist() == want_counts.tolist()
+
+
+@given(features)
+def test_postings_in_any_order_are_counted_all_the_same(values):
+    got_values, got_counts = _counted(np.array(values, np.int64), 0)
+    want_values, want_counts = expected(values)
+    assert got_values.tolist() == want_values.tolist()
+    assert got_counts.tolist() == want_counts.tolist()
+
+
+def test_a_feature_split_over_two_runs_is_counted_once():
+    values, counts = _counted(np.array([5, 5, 3, 5], np.int64), 0)
+    assert values.tolist() == [3, 5] and counts.tolist() == [1, 3]
+
+
+def test_nothing_is_counted_when_no_feature_can_pass_the_floor():
+    values, counts = _counted(np.array([1, 1, 2], np.int64), 3)
+    assert len(values) == len(counts) == 0
