@@ -100,6 +100,9 @@ def lookup_cursor(connection: psycopg.Connection) -> psycopg.Cursor:
     return cursor
 
 
+PREPARE_THRESHOLD = 5  # psycopg's default; `prepare=True` prepares the lookup at once anyway
+
+
 def execute_prepared(
     cursor: psycopg.Cursor, sql: str, params: dict[str, object], *, lift: bool
 ) -> None:
@@ -118,9 +121,6 @@ def execute_prepared(
         cursor.execute(sql, params, binary=True, prepare=True)
     finally:
         connection.prepare_threshold = threshold
-
-
-PREPARE_THRESHOLD = 5  # psycopg's default; `prepare=True` prepares the lookup at once anyway
 
 
 @dataclass(frozen=True)
