@@ -522,3 +522,73 @@ def test_scoped_lookups_are_right_under_the_generic_plan(collection):
         assert sorted({document for _, document, *_ in found}) == inside
         assert sorted(feature for feature, *_ in found) == [7, 7, 9, 9]
     assert [n for text, n in prepared_statements().items() if "unnest" in text] == [3]
+
+
+def plan_cache_mode():
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW plan_cache_mode")
+        return cursor.fetchone()[0]
+
+
+def lookup_plans():
+    """(generic, custom) plans made for the prepared lookups of this connection."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)"
+            " FROM pg_prepared_statements WHERE statement LIKE '%%documents_posting%%'"
+        )
+        return tuple(cursor.fetchone())
+
+
+@pytest.fixture
+def planning_as_postgresql_chooses():
+    """The connection as a new one: PostgreSQL's default plan_cache_mode, not told yet."""
+    from documents import pg_lookup
+
+    connection.ensure_connection()
+    pg_lookup._PLANNING_GENERICALLY.discard(connection.connection)
+    with connection.cursor() as cursor:
+        cursor.execute("RESET plan_cache_mode")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_lookups_are_planned_generically_from_the_first_execution(
+    committed_index, every_feature_heavy, planning_as_postgresql_chooses
+):
+    """By itself PostgreSQL plans a prepared statement per execution five times, then weighs
+    a generic plan against them, and kept planning every lookup once the df table was large.
+    Outside a transaction block the session is told to keep generic plans."""
+    document, analysis = make_document(committed_index, {1, 2}, {3, 4})
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add(document.id, analysis)
+    learn(index, {1, 2, 3, 4})  # listed heavy now: the lookups below probe the df table
+    for _ in range(7):
+        assert {f for f, *_ in index.postings({1, 2, 3, 4, 99}, max_df=1_000)} == {1, 2, 3, 4}
+    assert plan_cache_mode() == "force_generic_plan"
+    assert lookup_plans() == (8, 0)  # the learning lookup and seven with the df probe
+
+
+def test_a_lookup_inside_a_transaction_leaves_the_session_planning_as_it_was(
+    collection, planning_as_postgresql_chooses
+):
+    """A SET inside a transaction block is undone by its rollback: nothing is set there."""
+    from documents import pg_lookup
+
+    document, analysis = make_document(collection, {1})
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add(document.id, analysis)
+    assert len(index.postings({1}, max_df=None)) == 1
+    assert plan_cache_mode() == "auto"
+    assert connection.connection not in pg_lookup._PLANNING_GENERICALLY
+
+
+@pytest.mark.django_db(transaction=True)
+def test_options_that_set_prepare_threshold_leave_planning_alone(
+    committed_index, planning_as_postgresql_chooses, monkeypatch
+):
+    document, analysis = make_document(committed_index, {1})
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add(document.id, analysis)
+    monkeypatch.setitem(connection.settings_dict, "OPTIONS", {"prepare_threshold": None})
+    assert len(index.postings({1}, max_df=None)) == 1
+    assert plan_cache_mode() == "auto"
