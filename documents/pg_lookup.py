@@ -154,17 +154,28 @@ class HeavyFeatures:
     features: np.ndarray  # sorted int64
     dfs: np.ndarray  # their recorded df, int64
     checked: float  # time.monotonic() when the generation was last seen unchanged
+    spacing: float = 1.0  # seconds before the generation is looked at again
 
     def contains(self, features: np.ndarray) -> np.ndarray:
         return self.recorded(features) > 0  # every listed feature was counted in a document
 
     def merged(self, features: np.ndarray, dfs: np.ndarray) -> HeavyFeatures:
-        """This list with `features` (recorded as `dfs`) added or updated."""
-        keep = ~np.isin(self.features, features)
-        all_features = np.concatenate([self.features[keep], features])
-        all_dfs = np.concatenate([self.dfs[keep], dfs])
-        order = np.argsort(all_features)
-        return replace(self, features=all_features[order], dfs=all_dfs[order])
+        """This list with `features` (distinct, recorded as `dfs`) added or updated: found by
+        binary search in the sorted list (`np.isin` over 500k listed features took 64 ms)."""
+        order = np.argsort(features, kind="stable")
+        features, dfs = features[order], dfs[order]
+        at = np.searchsorted(self.features, features)
+        listed = np.zeros(len(features), bool)
+        inside = at < len(self.features)
+        listed[inside] = self.features[at[inside]] == features[inside]
+        updated = self.dfs.copy()
+        updated[at[listed]] = dfs[listed]
+        new = ~listed
+        return replace(
+            self,
+            features=np.insert(self.features, at[new], features[new]),
+            dfs=np.insert(updated, at[new], dfs[new]),
+        )
 
     def recorded(self, features: np.ndarray) -> np.ndarray:
         """The recorded df of each of `features` (0 for features not listed)."""

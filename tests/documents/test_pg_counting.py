@@ -40,3 +40,24 @@ def test_a_feature_split_over_two_runs_is_counted_once():
 def test_nothing_is_counted_when_no_feature_can_pass_the_floor():
     values, counts = _counted(np.array([1, 1, 2], np.int64), 3)
     assert len(values) == len(counts) == 0
+
+
+listed = st.dictionaries(st.integers(-(2**63), 2**63 - 1), st.integers(51, 10**6), max_size=30)
+
+
+@given(listed, listed)
+def test_a_process_heavy_list_merges_what_a_lookup_counted(before, counted):
+    """`HeavyFeatures.merged`: counted features are added, or updated with their new count;
+    the list stays sorted with each feature's own df (what `recorded` answers)."""
+    from documents.pg_lookup import HeavyFeatures
+
+    old = np.array(sorted(before), np.int64)
+    heavy = HeavyFeatures(1, old, np.array([before[f] for f in old.tolist()], np.int64), 0.0)
+    merged = heavy.merged(
+        np.array(list(counted), np.int64), np.array(list(counted.values()), np.int64)
+    )
+    want = {**before, **counted}
+    assert merged.features.tolist() == sorted(want)
+    assert merged.dfs.tolist() == [want[f] for f in sorted(want)]
+    probe = np.array(sorted(want) + [0], np.int64)
+    assert merged.recorded(probe).tolist() == [want[f] for f in sorted(want)] + [want.get(0, 0)]

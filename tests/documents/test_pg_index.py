@@ -355,6 +355,7 @@ def test_heavy_features_are_learnt_and_never_returned_above_max_df(committed_ind
     from documents import pg_index
 
     monkeypatch.setattr(pg_index, "_HEAVY_CHECK_SECONDS", 0.0)  # see every generation at once
+    monkeypatch.setattr(pg_index, "_HEAVY_READ_SPACING", 0.0)
     heavy, climbing, light = 1, 2, 3
     index = PostgresSentenceIndex(model_version=V1)
     for k in range(60):
@@ -592,3 +593,38 @@ def test_options_that_set_prepare_threshold_leave_planning_alone(
     monkeypatch.setitem(connection.settings_dict, "OPTIONS", {"prepare_threshold": None})
     assert len(index.postings({1}, max_df=None)) == 1
     assert plan_cache_mode() == "auto"
+
+
+def record_heavy(*rows):
+    """Rows of the df table as lookups would have recorded them, and a new generation."""
+    with connection.cursor() as cursor:
+        for feature, df in rows:
+            cursor.execute(
+                "INSERT INTO documents_feature_df (feature, df) VALUES (%s, %s)", [feature, df]
+            )
+        cursor.execute("SELECT nextval('documents_heavy_generation')")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_slow_read_of_the_heavy_list_spaces_out_the_next_ones(committed_index, monkeypatch):
+    """A process re-reads the whole list whenever another one learnt something: with hundreds
+    of thousands of recorded features that would take most of its time, so it waits
+    `_HEAVY_READ_SPACING` times its last read before looking at the generation again."""
+    from dataclasses import replace
+
+    from documents import pg_index
+
+    monkeypatch.setattr(pg_index, "_HEAVY_CHECK_SECONDS", 0.0)
+    monkeypatch.setattr(pg_index, "_HEAVY_READ_SPACING", 1e9)  # any real read: a long wait
+    index = PostgresSentenceIndex(model_version=V1)
+    record_heavy((1, 60))
+    first = index.heavy_features()
+    assert first.features.tolist() == [1] and first.spacing > 1.0
+    record_heavy((2, 70), (-5, 80))
+    assert index.heavy_features() is first  # not looked at again yet
+    key = index._heavy_key()
+    monkeypatch.setitem(pg_index._HEAVY, key, replace(first, spacing=0.0))
+    listed = index.heavy_features()
+    assert listed.features.tolist() == [-5, 1, 2]  # sorted, each with its own df
+    assert listed.dfs.tolist() == [80, 60, 70]
+    assert listed.features.dtype == np.int64 and listed.dfs.dtype == np.int64
