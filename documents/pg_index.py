@@ -365,8 +365,9 @@ class PostgresSentenceIndex:
 
     def heavy_features(self) -> HeavyFeatures:
         """This process's list of the recorded heavy features, re-read when the generation
-        changed (checked at most once a second). Stale lists are safe: a feature learnt since
-        is fetched (and counted), one whose recorded df dropped is probed in the table."""
+        changed (looked at most once a second, and after a slow re-read not before
+        `_HEAVY_READ_SPACING` times it). Stale lists are safe: a feature learnt since is
+        fetched (and counted), one whose recorded df dropped is probed in the table."""
         connection = connections[self.using]
         key = self._heavy_key()
         cached = _HEAVY.get(key)
