@@ -21,17 +21,12 @@ a 22.7M-posting archive, docs/benchmarks.md) and how this module keeps it down:
   to send and turn into Python tuples, the two arrays a fraction of that.
 - Unscoped lookups aggregate the partitions' rows straight out (no materialised CTE); the
   statement text is the same for every query, so it is prepared once per connection
-  (`execute_prepared`) and planned once, generically: parsing and planning eight index scans
-  on every query cost ~1.8 ms of a ~8 ms lookup. PostgreSQL's own choice between a generic
-  and a per-execution plan went per-execution once the df table was large (200k recorded
-  features: the generic plan's estimate of the eight df probes, ten rows each, exceeded the
-  planned cost of the real ones), so the connection is told to keep the generic plan
-  (`GENERIC_PLANS`).
+  (`execute_prepared`) and PostgreSQL plans it generically after five executions: parsing and
+  planning eight index scans on every query cost ~1.8 ms of a ~8 ms lookup.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 
@@ -106,9 +101,6 @@ def lookup_cursor(connection: psycopg.Connection) -> psycopg.Cursor:
 
 
 PREPARE_THRESHOLD = 5  # psycopg's default; `prepare=True` prepares the lookup at once anyway
-# Only prepared statements (the lookup, and the plans PL/pgSQL functions keep) follow it.
-GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan"
-_PLANNING_GENERICALLY: weakref.WeakSet[psycopg.Connection] = weakref.WeakSet()
 
 
 def execute_prepared(
@@ -120,30 +112,15 @@ def execute_prepared(
     PgBouncer in transaction mode) unless the database's OPTIONS set it, and `prepare=True`
     does nothing then. With `lift` the threshold is lifted for this one execution, so the
     lookup is prepared while no other statement of the connection is; psycopg still forgets
-    its prepared statements (DEALLOCATE ALL) at every rollback of the connection. With `lift`
-    the session is also told to plan prepared statements generically (`GENERIC_PLANS`, once
-    per connection, outside a transaction so that no rollback takes it back)."""
+    its prepared statements (DEALLOCATE ALL) at every rollback of the connection."""
     connection = cursor.connection
     threshold = connection.prepare_threshold
     if lift and threshold is None:
-        _plan_generically(cursor)
         connection.prepare_threshold = PREPARE_THRESHOLD
     try:
         cursor.execute(sql, params, binary=True, prepare=True)
     finally:
         connection.prepare_threshold = threshold
-
-
-def _plan_generically(cursor: psycopg.Cursor) -> None:
-    """`GENERIC_PLANS` for the cursor's session, unless done already or inside a transaction
-    block (a lookup there keeps PostgreSQL's own choice of plan)."""
-    connection = cursor.connection
-    if connection in _PLANNING_GENERICALLY:
-        return
-    if connection.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
-        return
-    cursor.execute(GENERIC_PLANS)
-    _PLANNING_GENERICALLY.add(connection)
 
 
 @dataclass(frozen=True)
