@@ -213,9 +213,10 @@ class PostgresSentenceIndex:
     def postings(self, features: Collection[int], *, max_df: int | None) -> Postings:
         """All postings of `features` in at most `max_df` documents (of the scope, for a scoped
         index), in one statement (`documents.pg_lookup`: routed to the hash partitions in the
-        client, recorded df probed only for the listed heavy features, Index Only Scans of the
-        covering btrees, prepared once per connection), as two numpy arrays (features and
-        sentence references) decoded from one binary row, no Python object per posting.
+        client, the recorded df checked once for the features listed above the guard, Index
+        Only Scans of the covering btrees, prepared once per connection), as two numpy arrays
+        (features and sentence references) decoded from one binary row, no Python object per
+        posting.
 
         Features whose recorded df exceeds the lookup's guard (`max_df`; for a scoped index
         the larger of it, `GUARD_DF_FLOOR` and the detector's share of all documents) are not
@@ -367,7 +368,7 @@ class PostgresSentenceIndex:
         """This process's list of the recorded heavy features, re-read when the generation
         changed (looked at most once a second, and after a slow re-read not before
         `_HEAVY_READ_SPACING` times it). Stale lists are safe: a feature learnt since is
-        fetched (and counted), one whose recorded df dropped is probed in the table."""
+        fetched (and counted), one listed above the guard is checked in the table."""
         connection = connections[self.using]
         key = self._heavy_key()
         cached = _HEAVY.get(key)

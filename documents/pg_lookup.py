@@ -11,11 +11,15 @@ a 22.7M-posting archive, docs/benchmarks.md) and how this module keeps it down:
   Python list of 1,000 ints took ~1 ms per list.
 - Document frequency: nothing is counted at ingest. Features known to be HEAVY (in more than
   `HEAVY_FLOOR` documents when a lookup last counted them: the table `DF_TABLE`, listed per
-  process in `HeavyFeatures`) are probed there and left out when their recorded df exceeds the
-  lookup's `guard`; every other feature is fetched, and the caller counts its documents in
-  what came back (`PostgresSentenceIndex.postings`). A recorded df is a lower bound of the
-  true one (adds only raise the true df; removals lower both), so leaving a feature out is
-  always right, and a stale process list only costs fetching more.
+  process in `HeavyFeatures`) whose listed df exceeds the lookup's `guard` are checked in the
+  table once (`kept`): left out if their recorded df still exceeds it, fetched if it dropped
+  (removals) or the row is gone. Every other feature is fetched, and the caller counts its
+  documents in what came back (`PostgresSentenceIndex.postings`). A recorded df is a lower
+  bound of the true one (adds only raise the true df; removals lower both), so leaving a
+  feature out is always right, and a stale process list only costs fetching more. One probe
+  list for the whole statement (not one per partition) keeps PostgreSQL's estimate of the
+  generic plan low: with per-partition probes and a df table of 200k rows it planned every
+  lookup anew (~1 ms each).
 - The postings come back as ONE row of two `bigint[]` (features, packed sentence references,
   migration 0011) decoded by numpy (`Int8ArrayLoader`): ~5,000 rows of four columns cost ~3 ms
   to send and turn into Python tuples, the two arrays a fraction of that.
@@ -169,27 +173,34 @@ def _branch(r: int, *, df: bool) -> str:
     """Partition r's SELECT: its covering btree probed with its features, the model filtered
     inside the index (the version check without a join)."""
     table = f"{POSTING_TABLE}_p{r}"
-    if not df:
-        wanted = f"%(p{r})s"
-    else:
-        too_common = f"SELECT 1 FROM {DF_TABLE} d WHERE d.feature = h AND d.df > %(guard)s"
-        wanted = (
-            f"(%(p{r})s || ARRAY(SELECT h FROM unnest(%(h{r})s) h WHERE NOT EXISTS ({too_common})))"
-        )
+    wanted = f"%(p{r})s"
+    if df:
+        wanted = f"({wanted} || ARRAY(SELECT h FROM kept WHERE r = {r}))"
     return (
         f"SELECT feature, ref FROM {table}"
         f" WHERE feature = ANY({wanted}) AND model = (SELECT id FROM model)"
     )
 
 
+# The listed features above the guard (%(h)s, their partitions %(hr)s) whose recorded df no
+# longer exceeds it: fetched after all.
+_KEPT = (
+    "kept AS MATERIALIZED (SELECT h, r FROM unnest(%(h)s, %(hr)s) AS u(h, r) WHERE NOT EXISTS"
+    f" (SELECT 1 FROM {DF_TABLE} d WHERE d.feature = u.h AND d.df > %(guard)s))"
+)
+
+
 def _statement(*, df: bool, scope: str) -> str:
-    model = (
+    ctes = [
         f"model AS MATERIALIZED (SELECT id FROM {MODEL_TABLE} WHERE model_version = %(version)s)"
-    )
+    ]
+    if df:
+        ctes.append(_KEPT)
     branches = " UNION ALL ".join(_branch(r, df=df) for r in range(POSTING_PARTITIONS))
     if not scope:
-        return f"WITH {model} {_AGGREGATE} ({branches}) h"
-    return f"WITH {model}, hits AS MATERIALIZED ({branches}), {_CROWDED} {scope}"
+        return f"WITH {', '.join(ctes)} {_AGGREGATE} ({branches}) h"
+    ctes += [f"hits AS MATERIALIZED ({branches})", _CROWDED]
+    return f"WITH {', '.join(ctes)} {scope}"
 
 
 _AGGREGATE = "SELECT array_agg(feature), array_agg(ref) FROM"  # NULLs when nothing was found
@@ -225,9 +236,10 @@ def lookup_statement(
     scope: str = "",
 ) -> tuple[str, dict[str, object]]:
     """The SQL and parameters of one lookup; `scope` is "" or one of the SCOPE_* selects
-    (their parameters are the caller's). Listed heavy features whose recorded df exceeds
-    `guard` are left out (none when `guard` is None); the statement has no df probe at all
-    when none of the features is listed."""
+    (their parameters are the caller's). Features listed in `heavy` above `guard` are
+    checked in the df table and left out if their recorded df still exceeds it (none when
+    `guard` is None); the statement has no df probe at all when no feature is listed above
+    the guard."""
     if isinstance(features, np.ndarray):
         wanted = np.sort(features.astype(np.int64, copy=False))
     else:
@@ -235,12 +247,15 @@ def lookup_statement(
     wanted = wanted[np.concatenate(([True], wanted[1:] != wanted[:-1]))]  # unique, cheaply
     partitions = partition_of(wanted, POSTING_PARTITIONS)
     params: dict[str, object] = {"version": version}
-    heavy_here = np.zeros(len(wanted), bool) if heavy is None else heavy.contains(wanted)
-    if guard is None or not heavy_here.any():
+    listed_above = np.zeros(len(wanted), bool)
+    if guard is not None and heavy is not None:
+        listed_above = heavy.recorded(wanted) > guard
+    if not listed_above.any():
         _route(params, "p", wanted, partitions)
         return _statement(df=False, scope=scope), params
-    _route(params, "p", wanted[~heavy_here], partitions[~heavy_here])
-    _route(params, "h", wanted[heavy_here], partitions[heavy_here])
+    _route(params, "p", wanted[~listed_above], partitions[~listed_above])
+    params["h"] = Int8Array(wanted[listed_above])
+    params["hr"] = Int8Array(partitions[listed_above])
     params["guard"] = guard
     return _statement(df=True, scope=scope), params
 

@@ -44,14 +44,21 @@ def driver(tmp_path):
 
 
 def submit(driver, element):
-    """Click something that loads a new page and wait until it has replaced this one."""
+    """Click something that loads a new page and wait until it has replaced this one.
+
+    Asked about the old page while the new one replaces it, chromedriver may answer "Node
+    with given id does not belong to the document" instead of a stale element: the wait asks
+    again (a page that never goes still fails after 30 s)."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
     page = driver.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(page))
+    WebDriverWait(driver, 30, ignored_exceptions=[WebDriverException]).until(
+        expected_conditions.staleness_of(page)
+    )
 
 
 def log_in(driver, live_server, username, password):

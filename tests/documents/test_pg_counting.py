@@ -61,3 +61,23 @@ def test_a_process_heavy_list_merges_what_a_lookup_counted(before, counted):
     assert merged.dfs.tolist() == [want[f] for f in sorted(want)]
     probe = np.array(sorted(want) + [0], np.int64)
     assert merged.recorded(probe).tolist() == [want[f] for f in sorted(want)] + [want.get(0, 0)]
+
+
+def test_only_features_listed_above_the_guard_are_checked_in_the_df_table():
+    """`lookup_statement`: a feature listed at or below the guard is fetched like any other (a
+    stale list costs fetching more, and the caller counts what came back); one listed above
+    it goes to the single df check with its partition (`kept`); nothing listed above: no
+    check at all."""
+    from documents.pg_lookup import POSTING_PARTITIONS, HeavyFeatures, lookup_statement
+    from documents.pg_partition import partition_of
+
+    heavy = HeavyFeatures(1, np.array([5, 7], np.int64), np.array([60, 900], np.int64), 0.0)
+    sql, params = lookup_statement([3, 5, 7], version="v", guard=100, heavy=heavy)
+    assert params["h"].values.tolist() == [7] and params["guard"] == 100
+    assert params["hr"].values.tolist() == partition_of(np.array([7]), POSTING_PARTITIONS).tolist()
+    routed = sorted(v for r in range(POSTING_PARTITIONS) for v in params[f"p{r}"].values.tolist())
+    assert routed == [3, 5] and "kept" in sql
+    sql, params = lookup_statement([3, 5, 7], version="v", guard=1_000, heavy=heavy)
+    assert "kept" not in sql and "guard" not in params
+    sql, params = lookup_statement([3, 5, 7], version="v", guard=None, heavy=heavy)
+    assert "kept" not in sql
