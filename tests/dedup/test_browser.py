@@ -12,6 +12,7 @@ from documents.services import document_upload
 from tests.dedup.conftest import STORY_0, STORY_5
 from tests.documents.factories import wait_until_finished
 from tests.documents.test_browser import driver  # noqa: F401 - headless Chromium
+from tests.documents.test_browser import submit as submit_and_wait
 
 
 @pytest.mark.django_db(transaction=True)
@@ -23,13 +24,10 @@ def test_a_user_deduplicates_a_collection_and_opens_a_pair(
     reprints,
 ):
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
     def submit(element):
-        page = driver.find_element(By.TAG_NAME, "html")
-        element.click()
-        WebDriverWait(driver, 30).until(expected_conditions.staleness_of(page))
+        submit_and_wait(driver, element)
 
     user = django_user_model.objects.create_user(username="editor", password="editor-pass")
     collection = Collection.objects.create(owner=user, name="Reprints")
