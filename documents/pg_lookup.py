@@ -137,18 +137,12 @@ class HeavyFeatures:
     checked: float  # time.monotonic() when the generation was last seen unchanged
     spacing: float = 1.0  # seconds before the generation is looked at again
 
-    def contains(self, features: np.ndarray) -> np.ndarray:
-        return self.recorded(features) > 0  # every listed feature was counted in a document
-
     def merged(self, features: np.ndarray, dfs: np.ndarray) -> HeavyFeatures:
         """This list with `features` (distinct, recorded as `dfs`) added or updated: found by
         binary search in the sorted list (`np.isin` over 500k listed features took 64 ms)."""
         order = np.argsort(features, kind="stable")
         features, dfs = features[order], dfs[order]
-        at = np.searchsorted(self.features, features)
-        listed = np.zeros(len(features), bool)
-        inside = at < len(self.features)
-        listed[inside] = self.features[at[inside]] == features[inside]
+        at, listed = self._positions(features)
         updated = self.dfs.copy()
         updated[at[listed]] = dfs[listed]
         new = ~listed
@@ -160,13 +154,18 @@ class HeavyFeatures:
 
     def recorded(self, features: np.ndarray) -> np.ndarray:
         """The recorded df of each of `features` (0 for features not listed)."""
-        at = np.searchsorted(self.features, features)
-        inside = at < len(self.features)
+        at, listed = self._positions(features)
         found = np.zeros(len(features), np.int64)
-        hit = inside.copy()
-        hit[inside] = self.features[at[inside]] == features[inside]
-        found[hit] = self.dfs[at[hit]]
+        found[listed] = self.dfs[at[listed]]
         return found
+
+    def _positions(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where each of `features` is, or would go, in the sorted list, and whether it is
+        listed there."""
+        at = np.searchsorted(self.features, features)
+        listed = at < len(self.features)
+        listed[listed] = self.features[at[listed]] == features[listed]
+        return at, listed
 
 
 def _branch(r: int, *, df: bool) -> str:

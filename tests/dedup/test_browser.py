@@ -11,8 +11,10 @@ from documents.models import Collection, Document
 from documents.services import document_upload
 from tests.dedup.conftest import STORY_0, STORY_5
 from tests.documents.factories import wait_until_finished
-from tests.documents.test_browser import driver  # noqa: F401 - headless Chromium
-from tests.documents.test_browser import submit as submit_and_wait
+from tests.documents.test_browser import (
+    driver,  # noqa: F401 - headless Chromium
+    submit,
+)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -25,9 +27,6 @@ def test_a_user_deduplicates_a_collection_and_opens_a_pair(
 ):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
-
-    def submit(element):
-        submit_and_wait(driver, element)
 
     user = django_user_model.objects.create_user(username="editor", password="editor-pass")
     collection = Collection.objects.create(owner=user, name="Reprints")
@@ -45,12 +44,12 @@ def test_a_user_deduplicates_a_collection_and_opens_a_pair(
     driver.get(f"{live_server.url}/accounts/login/")
     driver.find_element(By.NAME, "username").send_keys("editor")
     driver.find_element(By.NAME, "password").send_keys("editor-pass")
-    submit(driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
+    submit(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
 
     driver.get(f"{live_server.url}/collections/{collection.id}/dedup/")
     chosen = driver.find_element(By.CSS_SELECTOR, "select[name=method] option:checked")
     assert chosen.get_attribute("value") == "periods"
-    submit(driver.find_element(By.CSS_SELECTOR, "#dedup-form button[type=submit]"))
+    submit(driver, driver.find_element(By.CSS_SELECTOR, "#dedup-form button[type=submit]"))
     # The page reloads itself while the run is under way.
     WebDriverWait(driver, 240, poll_frequency=0.5).until(
         lambda b: b.find_elements(By.CSS_SELECTOR, "#clusters .cluster")
@@ -63,7 +62,7 @@ def test_a_user_deduplicates_a_collection_and_opens_a_pair(
     }
     assert "duplicate" in driver.find_element(By.CSS_SELECTOR, "#clusters .cluster").text
 
-    submit(driver.find_element(By.CSS_SELECTOR, "#clusters a.pair"))
+    submit(driver, driver.find_element(By.CSS_SELECTOR, "#clusters a.pair"))
     first_left, first_right = driver.find_element(By.ID, "q-0"), driver.find_element(By.ID, "s-0")
     assert first_left.get_attribute("class") == first_right.get_attribute("class")
     # A light-edit reprint: the passages are aligned, not identical; they start alike.
