@@ -37,9 +37,14 @@ class LoadClock:
     batches: list[float] = field(default_factory=list)
 
 
-def timed_index(alias: str, model_version: str, clock: LoadClock) -> PostgresSentenceIndex:
-    """An index whose COPY and ANALYZE report their time to `clock`."""
-    index = PostgresSentenceIndex(model_version=model_version, using=alias)
+def timed_index(
+    alias: str, model_version: str, clock: LoadClock, *, connections: int | None = None
+) -> PostgresSentenceIndex:
+    """An index whose COPY and ANALYZE report their time to `clock`; its lookups use
+    `connections` connections at once (None: the setting, documents/pg_fanout.py)."""
+    index = PostgresSentenceIndex(
+        model_version=model_version, using=alias, lookup_connections=connections
+    )
     index._copy_postings = _timer(index._copy_postings, clock, "copy")  # type: ignore[method-assign]
     index.analyze = _timer(index.analyze, clock, "analyze")  # type: ignore[method-assign]
     return index
@@ -124,6 +129,32 @@ def check_latency(
             passages.append(len(reported))
             sources.append(frozenset(p.source for p in reported))
     return Latency(lookup, check, returned, passages, sources)
+
+
+def lookup_latency(
+    index: PostgresSentenceIndex, queries: Sequence[DocumentAnalysis]
+) -> list[float]:
+    """Lookup-only wall time per query, in ms (the first query is run once untimed)."""
+    max_df = DEFAULT_CONFIG.max_df(index.document_count())
+    times = []
+    for n, analysis in enumerate(queries):
+        flat = chain.from_iterable(s.features for s in analysis.sentences)
+        features = np.unique(np.fromiter(flat, np.int64))
+        if not n:
+            index.postings(features, max_df=max_df)  # warm connection and plan cache
+        started = time.perf_counter()
+        index.postings(features, max_df=max_df)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def lookup_summary(times: Sequence[float]) -> dict[str, object]:
+    """Percentiles of `lookup_latency`."""
+    return {
+        "queries": len(times),
+        "lookup_p50_ms": round(percentile(times, 0.5), 2),
+        "lookup_p95_ms": round(percentile(times, 0.95), 2),
+    }
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from benchmarks import corpus, database, ingest, latency, peers
 from detection import DEFAULT_CONFIG, analyze
+from documents.pg_fanout import lookup_connections
 from documents.pg_index import DF_TABLE, POSTING_TABLE
 
 QUERY_CHARS = 10_000
@@ -61,6 +62,9 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
     ingest_ids = list(range(min(options.ingest_docs, options.sizes[0])))
     ingest_figures = _ingest(recombiner, options, alias, collection_id, ingest_ids, say)
     queries = _queries(recombiner, options.queries)
+    # Other worst-case queries of the same kind, for the one-connection lookups (each
+    # measured lookup is the first touch of its query's pages, as the headline's are).
+    spare = _queries(recombiner, options.queries, first=options.queries)
     # The archive documents each worst-case query copies from (archive positions).
     truth = [recombiner.query_sources(q, target_chars=QUERY_CHARS) for q in range(options.queries)]
     typical = [
@@ -79,7 +83,7 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
         alias,
         collection_id,
         len(ingest_ids),
-        (queries, typical),
+        (queries, typical, spare),
         say,
         truth,
     )
@@ -105,6 +109,7 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
         "corpus": {**base_figures, "composed_analysis_agreement": agreement},
         "ingest": ingest_figures,
         "copy_load": load,
+        "lookup_connections": lookup_connections(),
         "curve": curve,
         "batch_all_pairs": all_pairs,
         "remove_at_largest_size": removal,
@@ -146,7 +151,11 @@ METHOD = {
     "document uses, common features kept) with 3 runs of 3-8 real archive sentences inserted, "
     "analysis composed; lookup = one postings() call with all its features and the detector's "
     "max_df; check = detection.detect (lookup + candidate pairs + scoring + sequence matching + "
-    "spans); unscoped index (the whole archive); after VACUUM (ANALYZE) and a CHECKPOINT "
+    "spans); unscoped index (the whole archive); a lookup of 256 features or more is split "
+    "over lookup_connections connections at once, each probing its share of the hash "
+    "partitions (documents/pg_fanout.py); ONE CONNECTION (curve[].one_connection): another "
+    "100 worst-case queries of the same kind, lookup only, on one connection (one statement); "
+    "every timed lookup is the first of its query; after VACUUM (ANALYZE) and a CHECKPOINT "
     "(curve[].checkpoint_before_latency: false when the role may not run one); nearest-rank "
     "percentiles",
     "batch_all_pairs": "the last batch_pairs archive documents (recombined) as one collection: "
@@ -226,14 +235,16 @@ def _agreement(recombiner: corpus.Recombiner, sample: int = 40) -> dict[str, flo
     return {"sample": sample, "mean": round(sum(values) / sample, 4), "min": round(min(values), 4)}
 
 
-def _queries(recombiner: corpus.Recombiner, count: int) -> list:  # type: ignore[type-arg]
-    texts = [recombiner.query(q, target_chars=QUERY_CHARS).text for q in range(count)]
+def _queries(recombiner: corpus.Recombiner, count: int, first: int = 0) -> list:  # type: ignore[type-arg]
+    texts = [
+        recombiner.query(q, target_chars=QUERY_CHARS).text for q in range(first, first + count)
+    ]
     return [analyze(text) for text in texts]
 
 
 def _grow(recombiner, options, alias, collection_id, loaded, queries, say, truth):  # type: ignore[no-untyped-def]
     """Grow the archive size by size; measure at each size. Returns (curve, COPY figures)."""
-    queries, typical = queries
+    queries, typical, spare = queries
     version = queries[0].model_version
     clock = latency.LoadClock()
     index = latency.timed_index(alias, version, clock)
@@ -260,6 +271,9 @@ def _grow(recombiner, options, alias, collection_id, loaded, queries, say, truth
         point = _curve_point(alias, size, measured, present)
         point["checkpoint_before_latency"] = checkpointed
         point["typical"] = latency.latency_summary(latency.check_latency(index, typical))
+        point["one_connection"] = latency.lookup_summary(
+            latency.lookup_latency(latency.timed_index(alias, version, clock, connections=1), spare)
+        )
         curve.append(point)
     load = {
         "documents": clock.documents,
