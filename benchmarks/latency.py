@@ -111,50 +111,47 @@ def check_latency(
     index: PostgresSentenceIndex, queries: Sequence[DocumentAnalysis], *, rounds: int = 1
 ) -> Latency:
     """Lookup-only and full-check wall time per query (the first query is run once untimed)."""
-    max_df = DEFAULT_CONFIG.max_df(index.document_count())
-    detect(queries[0], index)  # warm connection, plan cache and shared buffers for the shape
-    lookup, check, returned, passages, sources = [], [], [], [], []
+    return check_latencies([(index, queries)], rounds=rounds)[0]
+
+
+def check_latencies(
+    runs: Sequence[tuple[PostgresSentenceIndex, Sequence[DocumentAnalysis]]], *, rounds: int = 1
+) -> list[Latency]:
+    """`check_latency` of several (index, queries) runs, interleaved query by query (each run
+    goes first in turn), so that each sees the same conditions over time: a fair comparison
+    on a machine whose speed drifts."""
+    for index, queries in runs:
+        detect(queries[0], index)  # warm connection, plan cache and shared buffers for the shape
+    # Counted once: a round trip just before each timed lookup would wake its backend for it.
+    max_dfs = [DEFAULT_CONFIG.max_df(index.document_count()) for index, _ in runs]
+    measured = [Latency([], [], [], [], []) for _ in runs]
+    order = list(range(len(runs)))
     for _ in range(rounds):
-        for analysis in queries:
-            # As copied_pairs asks: the query's distinct features, sorted, as an array.
-            flat = chain.from_iterable(s.features for s in analysis.sentences)
-            features = np.unique(np.fromiter(flat, np.int64))
-            started = time.perf_counter()
-            found = index.postings(features, max_df=max_df)
-            lookup.append((time.perf_counter() - started) * 1000)
-            returned.append(len(found))
-            started = time.perf_counter()
-            reported = detect(analysis, index)
-            check.append((time.perf_counter() - started) * 1000)
-            passages.append(len(reported))
-            sources.append(frozenset(p.source for p in reported))
-    return Latency(lookup, check, returned, passages, sources)
+        for n in range(max(len(queries) for _, queries in runs)):
+            for r in order:
+                index, queries = runs[r]
+                if n < len(queries):
+                    _time_one(index, queries[n], max_dfs[r], measured[r])
+            order = order[1:] + order[:1]
+    return measured
 
 
-def lookup_latency(
-    index: PostgresSentenceIndex, queries: Sequence[DocumentAnalysis]
-) -> list[float]:
-    """Lookup-only wall time per query, in ms (the first query is run once untimed)."""
-    max_df = DEFAULT_CONFIG.max_df(index.document_count())
-    times = []
-    for n, analysis in enumerate(queries):
-        flat = chain.from_iterable(s.features for s in analysis.sentences)
-        features = np.unique(np.fromiter(flat, np.int64))
-        if not n:
-            index.postings(features, max_df=max_df)  # warm connection and plan cache
-        started = time.perf_counter()
-        index.postings(features, max_df=max_df)
-        times.append((time.perf_counter() - started) * 1000)
-    return times
-
-
-def lookup_summary(times: Sequence[float]) -> dict[str, object]:
-    """Percentiles of `lookup_latency`."""
-    return {
-        "queries": len(times),
-        "lookup_p50_ms": round(percentile(times, 0.5), 2),
-        "lookup_p95_ms": round(percentile(times, 0.95), 2),
-    }
+def _time_one(
+    index: PostgresSentenceIndex, analysis: DocumentAnalysis, max_df: int, into: Latency
+) -> None:
+    """One query's lookup, then its full check, timed into `into`."""
+    # As copied_pairs asks: the query's distinct features, sorted, as an array.
+    flat = chain.from_iterable(s.features for s in analysis.sentences)
+    features = np.unique(np.fromiter(flat, np.int64))
+    started = time.perf_counter()
+    found = index.postings(features, max_df=max_df)
+    into.lookup_ms.append((time.perf_counter() - started) * 1000)
+    into.postings_returned.append(len(found))
+    started = time.perf_counter()
+    reported = detect(analysis, index)
+    into.check_ms.append((time.perf_counter() - started) * 1000)
+    into.passages.append(len(reported))
+    into.sources.append(frozenset(p.source for p in reported))
 
 
 def percentile(values: Sequence[float], q: float) -> float:

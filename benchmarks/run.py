@@ -151,11 +151,13 @@ METHOD = {
     "document uses, common features kept) with 3 runs of 3-8 real archive sentences inserted, "
     "analysis composed; lookup = one postings() call with all its features and the detector's "
     "max_df; check = detection.detect (lookup + candidate pairs + scoring + sequence matching + "
-    "spans); unscoped index (the whole archive); a lookup of 256 features or more is split "
-    "over lookup_connections connections at once, each probing its share of the hash "
-    "partitions (documents/pg_fanout.py); ONE CONNECTION (curve[].one_connection): another "
-    "100 worst-case queries of the same kind, lookup only, on one connection (one statement); "
-    "every timed lookup is the first of its query; after VACUUM (ANALYZE) and a CHECKPOINT "
+    "spans); unscoped index (the whole archive); a lookup uses lookup_connections connections at "
+    "once (the setting; above 1, a lookup of 256 features or more is split over them, each "
+    "probing its share of the hash partitions, documents/pg_fanout.py); OTHER CONNECTIONS "
+    "(curve[].other_connections): another 100 worst-case queries of the same kind with "
+    "the other number of connections (2 when the setting is 1, else 1), interleaved query by "
+    "query with the headline's, each going first in turn; every timed lookup is the first of "
+    "its query; after VACUUM (ANALYZE) and a CHECKPOINT "
     "(curve[].checkpoint_before_latency: false when the role may not run one); nearest-rank "
     "percentiles",
     "batch_all_pairs": "the last batch_pairs archive documents (recombined) as one collection: "
@@ -235,6 +237,12 @@ def _agreement(recombiner: corpus.Recombiner, sample: int = 40) -> dict[str, flo
     return {"sample": sample, "mean": round(sum(values) / sample, 4), "min": round(min(values), 4)}
 
 
+def _other_connections() -> int:
+    """The number of connections per lookup the headline is compared with: 2 when the
+    setting is 1, else 1 (documents/pg_fanout.py)."""
+    return 2 if lookup_connections() == 1 else 1
+
+
 def _queries(recombiner: corpus.Recombiner, count: int, first: int = 0) -> list:  # type: ignore[type-arg]
     texts = [
         recombiner.query(q, target_chars=QUERY_CHARS).text for q in range(first, first + count)
@@ -265,15 +273,19 @@ def _grow(recombiner, options, alias, collection_id, loaded, queries, say, truth
         # measurements of the next sizes.
         checkpointed = database.checkpoint(alias)
         say(f"measuring latency at {size} documents")
-        measured = latency.check_latency(index, queries)
+        # The headline (the setting's connections per lookup) interleaved with the other
+        # number of connections on other queries of the same kind.
+        other = latency.timed_index(alias, version, clock, connections=_other_connections())
+        measured, compared = latency.check_latencies([(index, queries), (other, spare)])
         # The sources present at this size (the real documents are the first ones loaded).
         present = [frozenset(corpus.document_id(i) for i in t if i < size) for t in truth]
         point = _curve_point(alias, size, measured, present)
         point["checkpoint_before_latency"] = checkpointed
         point["typical"] = latency.latency_summary(latency.check_latency(index, typical))
-        point["one_connection"] = latency.lookup_summary(
-            latency.lookup_latency(latency.timed_index(alias, version, clock, connections=1), spare)
-        )
+        point["other_connections"] = {
+            "connections": other.lookup_connections,
+            **latency.latency_summary(compared),
+        }
         curve.append(point)
     load = {
         "documents": clock.documents,
