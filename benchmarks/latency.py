@@ -111,35 +111,39 @@ def check_latency(
     index: PostgresSentenceIndex, queries: Sequence[DocumentAnalysis], *, rounds: int = 1
 ) -> Latency:
     """Lookup-only and full-check wall time per query (the first query is run once untimed)."""
-    return check_latencies([(index, queries)], rounds=rounds)[0]
-
-
-def check_latencies(
-    runs: Sequence[tuple[PostgresSentenceIndex, Sequence[DocumentAnalysis]]], *, rounds: int = 1
-) -> list[Latency]:
-    """`check_latency` of several (index, queries) runs, interleaved query by query (each run
-    goes first in turn), so that each sees the same conditions over time: a fair comparison
-    on a machine whose speed drifts."""
-    for index, queries in runs:
-        detect(queries[0], index)  # warm connection, plan cache and shared buffers for the shape
-    # Counted once: a round trip just before each timed lookup would wake its backend for it.
-    max_dfs = [DEFAULT_CONFIG.max_df(index.document_count()) for index, _ in runs]
-    measured = [Latency([], [], [], [], []) for _ in runs]
-    order = list(range(len(runs)))
+    max_df = DEFAULT_CONFIG.max_df(index.document_count())
+    detect(queries[0], index)  # warm connection, plan cache and shared buffers for the shape
+    measured = Latency([], [], [], [], [])
     for _ in range(rounds):
-        for n in range(max(len(queries) for _, queries in runs)):
-            for r in order:
-                index, queries = runs[r]
-                if n < len(queries):
-                    _time_one(index, queries[n], max_dfs[r], measured[r])
-            order = order[1:] + order[:1]
+        for analysis in queries:
+            _time_one(index, analysis, max_df, measured)
     return measured
+
+
+def lookup_ab(
+    indexes: Sequence[PostgresSentenceIndex], queries: Sequence[DocumentAnalysis]
+) -> list[list[float]]:
+    """Lookup wall time (ms) per query with each of `indexes` (the same archive looked up in
+    different ways), on the same queries: each query is looked up and checked with every
+    index in turn, and which index goes first rotates from query to query, so none is
+    favoured by coming second (its query's pages just touched) or by the machine's drift."""
+    max_df = DEFAULT_CONFIG.max_df(indexes[0].document_count())
+    for index in indexes:
+        detect(queries[0], index)  # warm connection and plan cache
+    measured = [Latency([], [], [], [], []) for _ in indexes]
+    for n, analysis in enumerate(queries):
+        for k in range(len(indexes)):
+            r = (n + k) % len(indexes)
+            _time_one(indexes[r], analysis, max_df, measured[r])
+    return [m.lookup_ms for m in measured]
 
 
 def _time_one(
     index: PostgresSentenceIndex, analysis: DocumentAnalysis, max_df: int, into: Latency
 ) -> None:
-    """One query's lookup, then its full check, timed into `into`."""
+    """One query's lookup, then its full check (as between a worker's checks), timed into
+    `into`. `max_df` is counted once by the caller: a round trip just before the timed
+    lookup would wake its backend for it."""
     # As copied_pairs asks: the query's distinct features, sorted, as an array.
     flat = chain.from_iterable(s.features for s in analysis.sentences)
     features = np.unique(np.fromiter(flat, np.int64))

@@ -62,9 +62,6 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
     ingest_ids = list(range(min(options.ingest_docs, options.sizes[0])))
     ingest_figures = _ingest(recombiner, options, alias, collection_id, ingest_ids, say)
     queries = _queries(recombiner, options.queries)
-    # Other worst-case queries of the same kind, for the one-connection lookups (each
-    # measured lookup is the first touch of its query's pages, as the headline's are).
-    spare = _queries(recombiner, options.queries, first=options.queries)
     # The archive documents each worst-case query copies from (archive positions).
     truth = [recombiner.query_sources(q, target_chars=QUERY_CHARS) for q in range(options.queries)]
     typical = [
@@ -83,7 +80,7 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
         alias,
         collection_id,
         len(ingest_ids),
-        (queries, typical, spare),
+        (queries, typical),
         say,
         truth,
     )
@@ -153,11 +150,11 @@ METHOD = {
     "max_df; check = detection.detect (lookup + candidate pairs + scoring + sequence matching + "
     "spans); unscoped index (the whole archive); a lookup uses lookup_connections connections at "
     "once (the setting; above 1, a lookup of 256 features or more is split over them, each "
-    "probing its share of the hash partitions, documents/pg_fanout.py); OTHER CONNECTIONS "
-    "(curve[].other_connections): another 100 worst-case queries of the same kind with "
-    "the other number of connections (2 when the setting is 1, else 1), interleaved query by "
-    "query with the headline's, each going first in turn; every timed lookup is the first of "
-    "its query; after VACUUM (ANALYZE) and a CHECKPOINT "
+    "probing its share of the hash partitions, documents/pg_fanout.py); every timed lookup "
+    "is the first of its query, each followed by that query's full check; CONNECTIONS A/B "
+    "(curve[].connections_ab): afterwards, the same worst-case queries looked up (and "
+    "checked) on one connection and on two, which goes first alternating from query to "
+    "query; after VACUUM (ANALYZE) and a CHECKPOINT "
     "(curve[].checkpoint_before_latency: false when the role may not run one); nearest-rank "
     "percentiles",
     "batch_all_pairs": "the last batch_pairs archive documents (recombined) as one collection: "
@@ -237,22 +234,32 @@ def _agreement(recombiner: corpus.Recombiner, sample: int = 40) -> dict[str, flo
     return {"sample": sample, "mean": round(sum(values) / sample, 4), "min": round(min(values), 4)}
 
 
-def _other_connections() -> int:
-    """The number of connections per lookup the headline is compared with: 2 when the
-    setting is 1, else 1 (documents/pg_fanout.py)."""
-    return 2 if lookup_connections() == 1 else 1
+def _connections_ab(alias, version, clock, queries) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """The worst-case lookups on one connection and on two, on the same queries
+    (`latency.lookup_ab`)."""
+    counts = (1, 2)
+    indexes = [latency.timed_index(alias, version, clock, connections=n) for n in counts]
+    times = latency.lookup_ab(indexes, queries)
+    return {
+        "queries": len(queries),
+        **{
+            f"{n}_connection{'s' if n > 1 else ''}": {
+                "lookup_p50_ms": round(latency.percentile(t, 0.5), 2),
+                "lookup_p95_ms": round(latency.percentile(t, 0.95), 2),
+            }
+            for n, t in zip(counts, times, strict=True)
+        },
+    }
 
 
-def _queries(recombiner: corpus.Recombiner, count: int, first: int = 0) -> list:  # type: ignore[type-arg]
-    texts = [
-        recombiner.query(q, target_chars=QUERY_CHARS).text for q in range(first, first + count)
-    ]
+def _queries(recombiner: corpus.Recombiner, count: int) -> list:  # type: ignore[type-arg]
+    texts = [recombiner.query(q, target_chars=QUERY_CHARS).text for q in range(count)]
     return [analyze(text) for text in texts]
 
 
 def _grow(recombiner, options, alias, collection_id, loaded, queries, say, truth):  # type: ignore[no-untyped-def]
     """Grow the archive size by size; measure at each size. Returns (curve, COPY figures)."""
-    queries, typical, spare = queries
+    queries, typical = queries
     version = queries[0].model_version
     clock = latency.LoadClock()
     index = latency.timed_index(alias, version, clock)
@@ -273,19 +280,13 @@ def _grow(recombiner, options, alias, collection_id, loaded, queries, say, truth
         # measurements of the next sizes.
         checkpointed = database.checkpoint(alias)
         say(f"measuring latency at {size} documents")
-        # The headline (the setting's connections per lookup) interleaved with the other
-        # number of connections on other queries of the same kind.
-        other = latency.timed_index(alias, version, clock, connections=_other_connections())
-        measured, compared = latency.check_latencies([(index, queries), (other, spare)])
+        measured = latency.check_latency(index, queries)
         # The sources present at this size (the real documents are the first ones loaded).
         present = [frozenset(corpus.document_id(i) for i in t if i < size) for t in truth]
         point = _curve_point(alias, size, measured, present)
         point["checkpoint_before_latency"] = checkpointed
         point["typical"] = latency.latency_summary(latency.check_latency(index, typical))
-        point["other_connections"] = {
-            "connections": other.lookup_connections,
-            **latency.latency_summary(compared),
-        }
+        point["connections_ab"] = _connections_ab(alias, version, clock, queries)
         curve.append(point)
     load = {
         "documents": clock.documents,
