@@ -37,14 +37,9 @@ class LoadClock:
     batches: list[float] = field(default_factory=list)
 
 
-def timed_index(
-    alias: str, model_version: str, clock: LoadClock, *, connections: int | None = None
-) -> PostgresSentenceIndex:
-    """An index whose COPY and ANALYZE report their time to `clock`; its lookups use
-    `connections` connections at once (None: the setting, documents/pg_fanout.py)."""
-    index = PostgresSentenceIndex(
-        model_version=model_version, using=alias, lookup_connections=connections
-    )
+def timed_index(alias: str, model_version: str, clock: LoadClock) -> PostgresSentenceIndex:
+    """An index whose COPY and ANALYZE report their time to `clock`."""
+    index = PostgresSentenceIndex(model_version=model_version, using=alias)
     index._copy_postings = _timer(index._copy_postings, clock, "copy")  # type: ignore[method-assign]
     index.analyze = _timer(index.analyze, clock, "analyze")  # type: ignore[method-assign]
     return index
@@ -113,49 +108,22 @@ def check_latency(
     """Lookup-only and full-check wall time per query (the first query is run once untimed)."""
     max_df = DEFAULT_CONFIG.max_df(index.document_count())
     detect(queries[0], index)  # warm connection, plan cache and shared buffers for the shape
-    measured = Latency([], [], [], [], [])
+    lookup, check, returned, passages, sources = [], [], [], [], []
     for _ in range(rounds):
         for analysis in queries:
-            _time_one(index, analysis, max_df, measured)
-    return measured
-
-
-def lookup_ab(
-    indexes: Sequence[PostgresSentenceIndex], queries: Sequence[DocumentAnalysis]
-) -> list[list[float]]:
-    """Lookup wall time (ms) per query with each of `indexes` (the same archive looked up in
-    different ways), on the same queries: each query is looked up and checked with every
-    index in turn, and which index goes first rotates from query to query, so none is
-    favoured by coming second (its query's pages just touched) or by the machine's drift."""
-    max_df = DEFAULT_CONFIG.max_df(indexes[0].document_count())
-    for index in indexes:
-        detect(queries[0], index)  # warm connection and plan cache
-    measured = [Latency([], [], [], [], []) for _ in indexes]
-    for n, analysis in enumerate(queries):
-        for k in range(len(indexes)):
-            r = (n + k) % len(indexes)
-            _time_one(indexes[r], analysis, max_df, measured[r])
-    return [m.lookup_ms for m in measured]
-
-
-def _time_one(
-    index: PostgresSentenceIndex, analysis: DocumentAnalysis, max_df: int, into: Latency
-) -> None:
-    """One query's lookup, then its full check (as between a worker's checks), timed into
-    `into`. `max_df` is counted once by the caller: a round trip just before the timed
-    lookup would wake its backend for it."""
-    # As copied_pairs asks: the query's distinct features, sorted, as an array.
-    flat = chain.from_iterable(s.features for s in analysis.sentences)
-    features = np.unique(np.fromiter(flat, np.int64))
-    started = time.perf_counter()
-    found = index.postings(features, max_df=max_df)
-    into.lookup_ms.append((time.perf_counter() - started) * 1000)
-    into.postings_returned.append(len(found))
-    started = time.perf_counter()
-    reported = detect(analysis, index)
-    into.check_ms.append((time.perf_counter() - started) * 1000)
-    into.passages.append(len(reported))
-    into.sources.append(frozenset(p.source for p in reported))
+            # As copied_pairs asks: the query's distinct features, sorted, as an array.
+            flat = chain.from_iterable(s.features for s in analysis.sentences)
+            features = np.unique(np.fromiter(flat, np.int64))
+            started = time.perf_counter()
+            found = index.postings(features, max_df=max_df)
+            lookup.append((time.perf_counter() - started) * 1000)
+            returned.append(len(found))
+            started = time.perf_counter()
+            reported = detect(analysis, index)
+            check.append((time.perf_counter() - started) * 1000)
+            passages.append(len(reported))
+            sources.append(frozenset(p.source for p in reported))
+    return Latency(lookup, check, returned, passages, sources)
 
 
 def percentile(values: Sequence[float], q: float) -> float:

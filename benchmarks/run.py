@@ -23,7 +23,6 @@ from pathlib import Path
 
 from benchmarks import corpus, database, ingest, latency, peers
 from detection import DEFAULT_CONFIG, analyze
-from documents.pg_fanout import lookup_connections
 from documents.pg_index import DF_TABLE, POSTING_TABLE
 
 QUERY_CHARS = 10_000
@@ -106,7 +105,6 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
         "corpus": {**base_figures, "composed_analysis_agreement": agreement},
         "ingest": ingest_figures,
         "copy_load": load,
-        "lookup_connections": lookup_connections(),
         "curve": curve,
         "batch_all_pairs": all_pairs,
         "remove_at_largest_size": removal,
@@ -148,13 +146,7 @@ METHOD = {
     "document uses, common features kept) with 3 runs of 3-8 real archive sentences inserted, "
     "analysis composed; lookup = one postings() call with all its features and the detector's "
     "max_df; check = detection.detect (lookup + candidate pairs + scoring + sequence matching + "
-    "spans); unscoped index (the whole archive); a lookup uses lookup_connections connections at "
-    "once (the setting; above 1, a lookup of 256 features or more is split over them, each "
-    "probing its share of the hash partitions, documents/pg_fanout.py); every timed lookup "
-    "is the first of its query, each followed by that query's full check; CONNECTIONS A/B "
-    "(curve[].connections_ab): afterwards, the same worst-case queries looked up (and "
-    "checked) on one connection and on two, which goes first alternating from query to "
-    "query; after VACUUM (ANALYZE) and a CHECKPOINT "
+    "spans); unscoped index (the whole archive); after VACUUM (ANALYZE) and a CHECKPOINT "
     "(curve[].checkpoint_before_latency: false when the role may not run one); nearest-rank "
     "percentiles",
     "batch_all_pairs": "the last batch_pairs archive documents (recombined) as one collection: "
@@ -234,24 +226,6 @@ def _agreement(recombiner: corpus.Recombiner, sample: int = 40) -> dict[str, flo
     return {"sample": sample, "mean": round(sum(values) / sample, 4), "min": round(min(values), 4)}
 
 
-def _connections_ab(alias, version, clock, queries) -> dict[str, object]:  # type: ignore[no-untyped-def]
-    """The worst-case lookups on one connection and on two, on the same queries
-    (`latency.lookup_ab`)."""
-    counts = (1, 2)
-    indexes = [latency.timed_index(alias, version, clock, connections=n) for n in counts]
-    times = latency.lookup_ab(indexes, queries)
-    return {
-        "queries": len(queries),
-        **{
-            f"{n}_connection{'s' if n > 1 else ''}": {
-                "lookup_p50_ms": round(latency.percentile(t, 0.5), 2),
-                "lookup_p95_ms": round(latency.percentile(t, 0.95), 2),
-            }
-            for n, t in zip(counts, times, strict=True)
-        },
-    }
-
-
 def _queries(recombiner: corpus.Recombiner, count: int) -> list:  # type: ignore[type-arg]
     texts = [recombiner.query(q, target_chars=QUERY_CHARS).text for q in range(count)]
     return [analyze(text) for text in texts]
@@ -286,7 +260,6 @@ def _grow(recombiner, options, alias, collection_id, loaded, queries, say, truth
         point = _curve_point(alias, size, measured, present)
         point["checkpoint_before_latency"] = checkpointed
         point["typical"] = latency.latency_summary(latency.check_latency(index, typical))
-        point["connections_ab"] = _connections_ab(alias, version, clock, queries)
         curve.append(point)
     load = {
         "documents": clock.documents,

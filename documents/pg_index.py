@@ -38,7 +38,6 @@ import time
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
-from functools import partial
 
 import numpy as np
 import psycopg
@@ -54,7 +53,6 @@ from documents.pg_copy import (
     copy_rows,
     posting_columns,
 )
-from documents.pg_fanout import lookup_groups, run_spread
 from documents.pg_lookup import (
     DF_TABLE,
     HEAVY_GENERATION,
@@ -67,7 +65,7 @@ from documents.pg_lookup import (
     Int8Array,
     execute_prepared,
     lookup_cursor,
-    lookup_statements,
+    lookup_statement,
 )
 
 __all__ = ["DF_TABLE", "POSTING_PARTITIONS", "POSTING_TABLE", "IndexVersionError",
@@ -119,7 +117,6 @@ class PostgresSentenceIndex:
         documents: Collection[int] | None = None,
         collections: Collection[int] | None = None,
         using: str = "default",
-        lookup_connections: int | None = None,
     ) -> None:
         if not model_version:
             raise IndexVersionError("PostgresSentenceIndex needs the model_version it serves.")
@@ -127,9 +124,6 @@ class PostgresSentenceIndex:
             raise ValueError("Scope the index by documents or by collections, not both.")
         self.model_version = model_version
         self.using = using
-        # Connections one lookup may use at once (None: settings.POSTING_LOOKUP_CONNECTIONS,
-        # documents.pg_fanout).
-        self.lookup_connections = lookup_connections
         self._requested_scope = (
             None if documents is None else np.unique(np.fromiter(documents, np.int64))
         )  # the lookup's binary parameter, built once
@@ -260,27 +254,10 @@ class PostgresSentenceIndex:
         self, features: Collection[int], guard: int | None
     ) -> tuple[Postings, tuple[np.ndarray, np.ndarray] | None, HeavyFeatures | None]:
         """The lookup: the postings, for a scoped lookup the features crowded before the
-        scope was applied (and their posting counts), and the heavy list it used. Split over
-        several connections at once when `documents.pg_fanout` says so."""
-        heavy = None if guard is None else self.heavy_features()
-        groups = lookup_groups(len(features), self.using, self.lookup_connections)
-        statements = self.lookup_statements(features, guard=guard, heavy=heavy, groups=groups)
-        rows = run_spread(
-            self.using, [partial(self._run_lookup, sql, params) for sql, params in statements]
-        )
-        found = [Postings(row[0], row[1]) for row in rows if row is not None and row[0] is not None]
-        postings = Postings.empty() if not found else _joined(found)
-        crowded = None
-        if rows and rows[0] is not None and len(rows[0]) > 2:  # scoped: counted before the
-            crowded = (  # scope was applied
-                np.concatenate([_array(row[2]) for row in rows if row is not None]),
-                np.concatenate([_array(row[3]) for row in rows if row is not None]),
-            )
-        return postings, crowded, heavy
-
-    def _run_lookup(self, sql: str, params: dict[str, object]) -> tuple[object, ...] | None:
-        """One lookup statement on this thread's connection: its one result row."""
+        scope was applied (and their posting counts), and the heavy list it used."""
         connection = connections[self.using]
+        heavy = None if guard is None else self.heavy_features()
+        sql, params = self.lookup_statement(features, guard=guard, heavy=heavy)
         connection.ensure_connection()
         # Prepared unless the database's OPTIONS decide about prepared statements themselves
         # (e.g. `prepare_threshold: None` behind a pooler that cannot keep them).
@@ -290,30 +267,24 @@ class PostgresSentenceIndex:
         with connection.wrap_database_errors, lookup_cursor(connection.connection) as cursor:
             execute_prepared(cursor, sql, params, lift=lift)
             row = cursor.fetchone()
-        return None if row is None else tuple(row)
+        if row is None or row[0] is None:  # array_agg of no rows
+            found = Postings.empty()
+        else:
+            found = Postings(row[0], row[1])
+        crowded = None
+        if row is not None and len(row) > 2:  # scoped: counted before the scope was applied
+            crowded = _array(row[2]), _array(row[3])
+        return found, crowded, heavy
 
     def lookup_statement(
         self, features: Collection[int], *, guard: int | None, heavy: HeavyFeatures | None = None
     ) -> tuple[str, dict[str, object]]:
-        """The SQL and named parameters `postings` runs on one connection (for EXPLAIN in
-        the benchmark)."""
-        return self.lookup_statements(features, guard=guard, heavy=heavy, groups=1)[0]
-
-    def lookup_statements(
-        self,
-        features: Collection[int],
-        *,
-        guard: int | None,
-        heavy: HeavyFeatures | None = None,
-        groups: int = 1,
-    ) -> list[tuple[str, dict[str, object]]]:
-        """The SQL and named parameters of each partition group's statement."""
+        """The SQL and named parameters `postings` runs (for EXPLAIN in the benchmark)."""
         scope, scope_params = self._scope()
-        statements = lookup_statements(
-            features, version=self.model_version, guard=guard, heavy=heavy, scope=scope,
-            groups=groups,
-        )  # fmt: skip
-        return [(sql, {**params, **scope_params}) for sql, params in statements]
+        sql, params = lookup_statement(
+            features, version=self.model_version, guard=guard, heavy=heavy, scope=scope
+        )
+        return sql, {**params, **scope_params}
 
     def _learn(
         self,
@@ -599,16 +570,6 @@ def _common(found: Postings, candidates: np.ndarray, max_df: int) -> np.ndarray:
         return candidates
     features, dfs = _document_counts(found, candidates)
     return features[dfs > max_df]
-
-
-def _joined(parts: Sequence[Postings]) -> Postings:
-    """The postings of several partition groups' statements as one."""
-    if len(parts) == 1:
-        return parts[0]
-    return Postings(
-        np.concatenate([part.features for part in parts]),
-        np.concatenate([part.refs for part in parts]),
-    )
 
 
 def _array(value: np.ndarray | None) -> np.ndarray:

@@ -31,7 +31,7 @@ a 22.7M-posting archive, docs/benchmarks.md) and how this module keeps it down:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -189,13 +189,13 @@ _KEPT = (
 )
 
 
-def _statement(*, df: bool, scope: str, partitions: Sequence[int]) -> str:
+def _statement(*, df: bool, scope: str) -> str:
     ctes = [
         f"model AS MATERIALIZED (SELECT id FROM {MODEL_TABLE} WHERE model_version = %(version)s)"
     ]
     if df:
         ctes.append(_KEPT)
-    branches = " UNION ALL ".join(_branch(r, df=df) for r in partitions)
+    branches = " UNION ALL ".join(_branch(r, df=df) for r in range(POSTING_PARTITIONS))
     if not scope:
         return f"WITH {', '.join(ctes)} {_AGGREGATE} ({branches}) h"
     ctes += [f"hits AS MATERIALIZED ({branches})", _CROWDED]
@@ -234,68 +234,37 @@ def lookup_statement(
     heavy: HeavyFeatures | None,
     scope: str = "",
 ) -> tuple[str, dict[str, object]]:
-    """The SQL and parameters of one lookup over every partition (`lookup_statements` with
-    one group)."""
-    return lookup_statements(
-        features, version=version, guard=guard, heavy=heavy, scope=scope, groups=1
-    )[0]
-
-
-def lookup_statements(
-    features: Collection[int] | np.ndarray,
-    *,
-    version: str,
-    guard: int | None,
-    heavy: HeavyFeatures | None,
-    scope: str = "",
-    groups: int = 1,
-) -> list[tuple[str, dict[str, object]]]:
-    """The SQL and parameters of one lookup, split into at most `groups` statements over
-    disjoint sets of partitions (partition r goes to group r % groups; groups without a
-    feature are left out), to be run at once on separate connections
-    (`documents.pg_fanout`); `scope` is "" or one of the SCOPE_* selects (their parameters
-    are the caller's). Features listed in `heavy` above `guard` are checked in the df table
-    and left out if their recorded df still exceeds it (none when `guard` is None); a
-    statement has no df probe at all when none of its features is listed above the guard."""
+    """The SQL and parameters of one lookup; `scope` is "" or one of the SCOPE_* selects
+    (their parameters are the caller's). Features listed in `heavy` above `guard` are
+    checked in the df table and left out if their recorded df still exceeds it (none when
+    `guard` is None); the statement has no df probe at all when no feature is listed above
+    the guard."""
     if isinstance(features, np.ndarray):
         wanted = np.sort(features.astype(np.int64, copy=False))
     else:
         wanted = np.sort(np.fromiter(features, np.int64, len(features)))
     wanted = wanted[np.concatenate(([True], wanted[1:] != wanted[:-1]))]  # unique, cheaply
     partitions = partition_of(wanted, POSTING_PARTITIONS)
+    params: dict[str, object] = {"version": version}
     listed_above = np.zeros(len(wanted), bool)
     if guard is not None and heavy is not None:
         listed_above = heavy.recorded(wanted) > guard
-    groups = max(1, min(groups, POSTING_PARTITIONS))
-    statements = []
-    for group in range(groups):
-        members = tuple(range(group, POSTING_PARTITIONS, groups))
-        mine = partitions % groups == group if groups > 1 else np.ones(len(wanted), bool)
-        if groups > 1 and not mine.any():
-            continue
-        params: dict[str, object] = {"version": version}
-        above = listed_above & mine
-        fetched = ~listed_above & mine
-        _route(params, "p", wanted[fetched], partitions[fetched], members)
-        if above.any():
-            params["h"] = Int8Array(wanted[above])
-            params["hr"] = Int8Array(partitions[above])
-            params["guard"] = guard
-        sql = _statement(df=bool(above.any()), scope=scope, partitions=members)
-        statements.append((sql, params))
-    return statements
+    if not listed_above.any():
+        _route(params, "p", wanted, partitions)
+        return _statement(df=False, scope=scope), params
+    _route(params, "p", wanted[~listed_above], partitions[~listed_above])
+    params["h"] = Int8Array(wanted[listed_above])
+    params["hr"] = Int8Array(partitions[listed_above])
+    params["guard"] = guard
+    return _statement(df=True, scope=scope), params
 
 
 def _route(
-    params: dict[str, object],
-    prefix: str,
-    features: np.ndarray,
-    partitions: np.ndarray,
-    members: Sequence[int],
+    params: dict[str, object], prefix: str, features: np.ndarray, partitions: np.ndarray
 ) -> None:
-    """One parameter per partition of `members`: its features (sorted, as `wanted` is)."""
+    """One parameter per partition: its features (sorted, as `wanted` is)."""
     order = np.argsort(partitions, kind="stable")
     bounds = np.searchsorted(partitions[order], np.arange(POSTING_PARTITIONS + 1))
     routed = features[order]
-    for r in members:
+    for r in range(POSTING_PARTITIONS):
         params[f"{prefix}{r}"] = Int8Array(routed[bounds[r] : bounds[r + 1]])

@@ -76,10 +76,9 @@ def anonymous_api():
 @pytest.fixture(autouse=True)
 def _empty_index_after_transactional_tests(request):
     """Flushing a transactional test's database only truncates Django-managed tables; the
-    raw-SQL index tables are emptied here so no postings leak into the next test, and the
-    lookup lanes' connections closed (the test database cannot be dropped while one is
-    open). The process's list of heavy features is forgotten before every test."""
-    from documents import pg_fanout, pg_index
+    raw-SQL index tables are emptied here so no postings leak into the next test. The
+    process's list of heavy features is forgotten before every test."""
+    from documents import pg_index
 
     pg_index._HEAVY.clear()
     yield
@@ -89,7 +88,6 @@ def _empty_index_after_transactional_tests(request):
     )
     if not transactional:
         return
-    pg_fanout.close_lanes()
     from django.db import connection
 
     django_db_blocker = request.getfixturevalue("django_db_blocker")

@@ -63,12 +63,6 @@ DATABASES = {
     ),
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-# Connections one index lookup may use at once, each probing its share of the posting
-# table's hash partitions (documents/pg_fanout.py; 1: one statement per lookup). Default:
-# 2, or 1 on a one-core machine; more when PostgreSQL has idle cores of its own.
-POSTING_LOOKUP_CONNECTIONS = int(
-    os.environ.get("POSTING_LOOKUP_CONNECTIONS", str(min(2, os.cpu_count() or 1)))
-)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
