@@ -180,7 +180,14 @@ def _ingest(recombiner, options, alias, collection_id, ids, say) -> dict[str, ob
             recombiner, alias=alias, collection_id=collection_id, ids=ids,
             processes=processes, batch=options.ingest_batch, overlap=overlap,
         )  # fmt: skip
-        figures[name] = ingest.ingest_summary(workers, time.perf_counter() - started)
+        figures[name] = summary = ingest.ingest_summary(workers, time.perf_counter() - started)
+        say(
+            f"  {name}: ratio {summary['ingest_to_tokenizer_ratio']}, tokenizer"
+            f" {summary['tokenizer_mb_per_s_per_process']} MB/s, analysis alone"
+            f" {summary['analyze_only_mb_per_s_per_process']} MB/s, database busy"
+            f" {summary['database_seconds_per_process']} s of"
+            f" {summary['ingest_seconds_per_process']} s"
+        )
         if number < len(passes) - 1:
             database.documents_delete(alias, [corpus.document_id(i) for i in ids])
     headlines = [figures.pop(f"overlapped_{k}") for k in range(HEADLINE_PASSES)]
