@@ -558,3 +558,55 @@ def test_a_slow_read_of_the_heavy_list_spaces_out_the_next_ones(committed_index,
     assert listed.features.tolist() == [-5, 1, 2]  # sorted, each with its own df
     assert listed.dfs.tolist() == [80, 60, 70]
     assert listed.features.dtype == np.int64 and listed.dfs.dtype == np.int64
+
+
+def test_removing_more_holders_than_a_recorded_df_counted_drops_the_row(collection):
+    """A recorded df is a lower bound: lookups count a feature once it is heavy and skip it
+    afterwards, while documents holding it keep coming. Removing more of them than the count
+    said must not fail (the table forbids a negative df), and must not leave a df above the
+    true one."""
+    documents = [make_document(collection, {21, 22}) for _ in range(5)]
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add_many([(d.id, a) for d, a in documents])
+    record_heavy((21, 3), (22, 60))  # counted when fewer held them, or later and more
+    Document.objects.filter(id__in=[d.id for d, _ in documents[:4]]).delete()  # the trigger
+    assert df_of(21) is None  # 3 - 4: nothing known any more; a lookup counts it again
+    assert df_of(22) == 56
+    index.remove_many([documents[4][0].id])
+    assert (df_of(21), df_of(22)) == (None, 55)
+    assert posting_count(documents[4][0].id) == 0
+
+
+def test_removing_runs_of_consecutive_documents_removes_exactly_them(collection):
+    """Consecutive ids are removed as one ref range per run (one BRIN scan for a whole
+    collection loaded at once), scattered ones each by its own."""
+    documents = [make_document(collection, {31, 32 + k % 3}) for k in range(12)]
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add_many([(d.id, a) for d, a in documents])
+    ids = [d.id for d, _ in documents]
+    gone = ids[1:5] + ids[6:7] + ids[8:11]  # runs of 4, 1 and 3; ids[5], [7], [11] stay
+    record_heavy((31, 60))
+    index.remove_many([*gone, ids[9], 10**12])  # repeated, and an id beyond the field
+    assert [posting_count(i) for i in ids] == [0 if i in gone else 2 for i in ids]
+    assert df_of(31) == 60 - len(gone)
+    remaining = {document for _, document, *_ in index.postings({31}, max_df=None)}
+    assert remaining == set(ids) - set(gone)
+
+
+def test_removing_many_scattered_documents_removes_exactly_them(collection):
+    """More runs than MAX_RUNS of migration 0020 take the previous statement (one join over
+    the ids)."""
+    from importlib import import_module
+
+    max_runs = import_module("documents.migrations.0020_forget_documents_by_runs").MAX_RUNS
+    documents = [make_document(collection, {41, 42 + k % 2}) for k in range(2 * max_runs + 10)]
+    index = PostgresSentenceIndex(model_version=V1)
+    index.add_many([(d.id, a) for d, a in documents])
+    ids = [d.id for d, _ in documents]
+    gone = ids[::2]  # every other one: as many runs as documents
+    record_heavy((41, 5_000))
+    Document.objects.filter(id__in=gone).delete()  # the trigger
+    assert len(gone) > max_runs
+    assert sum(posting_count(i) for i in gone) == 0
+    assert all(posting_count(i) == 2 for i in ids[1::2])
+    assert df_of(41) == 5_000 - len(gone)
