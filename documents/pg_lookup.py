@@ -249,14 +249,13 @@ def lookup_statement(
     listed_above = np.zeros(len(wanted), bool)
     if guard is not None and heavy is not None:
         listed_above = heavy.recorded(wanted) > guard
-    if not listed_above.any():
-        _route(params, "p", wanted, partitions)
-        return _statement(df=False, scope=scope), params
     _route(params, "p", wanted[~listed_above], partitions[~listed_above])
-    params["h"] = Int8Array(wanted[listed_above])
-    params["hr"] = Int8Array(partitions[listed_above])
-    params["guard"] = guard
-    return _statement(df=True, scope=scope), params
+    checked = bool(listed_above.any())
+    if checked:
+        params["h"] = Int8Array(wanted[listed_above])
+        params["hr"] = Int8Array(partitions[listed_above])
+        params["guard"] = guard
+    return _statement(df=checked, scope=scope), params
 
 
 def _route(
