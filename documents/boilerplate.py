@@ -22,10 +22,12 @@ template, the earlier pages that still contain it are queued again (`stale_pages
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from documents.extraction import Boilerplate, learn_boilerplate
 from documents.models import Document
+from documents.reading import ReadText, UnreadableFile
 
 MIN_SHARE = 0.5  # a template line is on at least half of the site's pages ...
 MIN_DOCS = 3  # ... and on at least three: two pages never make a template
@@ -41,6 +43,17 @@ _URL_ATTRIBUTES = (
 _PAGE_HOST = [re.compile(pattern.encode(), re.I) for pattern in _URL_ATTRIBUTES]
 _SECOND_LEVEL = frozenset({"com", "net", "org", "gov", "edu", "ac", "co"})
 _HEAD_BYTES = 16384
+
+
+@dataclass(frozen=True)
+class Page:
+    """A document's text as indexed: extracted, its site's template lines removed."""
+
+    text: str
+    warnings: tuple[str, ...]
+    site: str
+    removed: tuple[str, ...]
+    template: Boilerplate | None
 
 
 @dataclass(frozen=True)
@@ -71,21 +84,39 @@ def _page_host(head: bytes) -> str:
     return ""
 
 
-def site_template(document: Document, site: str, text: str) -> Boilerplate | None:
-    """The template learned from this page's `text` and the other processed pages of its
-    collection and site; None when the site has too few pages to learn from."""
+def site_template(
+    collection_id: int, site: str, texts: Sequence[str], *, exclude: Collection[int] = ()
+) -> Boilerplate | None:
+    """The template learned from `texts` (pages of the site being read: one page being
+    processed, or an import's pages) and the other processed pages of the collection and site
+    (not those in `exclude`); None when the site has too few pages to learn from."""
     if not site:
         return None
     others = (
-        Document.objects.filter(collection_id=document.collection_id, site=site)
-        .exclude(id=document.id)
+        Document.objects.filter(collection_id=collection_id, site=site)
+        .exclude(id__in=exclude)
         .exclude(text="")
         .values_list("text", "boilerplate_lines")
     )
-    texts = [text] + ["\n".join([stored, *removed]) for stored, removed in others]
-    if len(texts) < MIN_DOCS:
+    pages = [*texts, *("\n".join([stored, *removed]) for stored, removed in others)]
+    if len(pages) < MIN_DOCS:
         return None
-    return learn_boilerplate(texts, min_share=MIN_SHARE, min_docs=MIN_DOCS)
+    return learn_boilerplate(pages, min_share=MIN_SHARE, min_docs=MIN_DOCS)
+
+
+def page_stripped(read: ReadText, site: str, template: Boilerplate | None) -> Page:
+    """The page's text as indexed: `read` without its site's template lines, with a warning
+    saying how many were removed. UnreadableFile when nothing but the template is left."""
+    stripped = strip_template(read.text, template)
+    warnings = list(read.warnings)
+    if stripped.removed:
+        warnings.append(
+            f"{len(stripped.removed)} template lines of the site {site} removed "
+            "(they recur on its other pages)."
+        )
+    if not stripped.text.strip():
+        raise UnreadableFile("the page holds only its site's template.")
+    return Page(stripped.text, tuple(warnings), site, stripped.removed, template)
 
 
 def strip_template(text: str, template: Boilerplate | None) -> Stripped:
@@ -97,14 +128,16 @@ def strip_template(text: str, template: Boilerplate | None) -> Stripped:
     return Stripped(template.strip(text), removed)
 
 
-def stale_pages(document: Document, site: str, template: Boilerplate | None) -> list[Document]:
+def stale_pages(
+    collection_id: int, site: str, template: Boilerplate | None, *, exclude: Collection[int] = ()
+) -> list[Document]:
     """Processed pages of the site whose stored text still holds lines of `template` (they were
-    processed before it could be learned)."""
+    processed before it could be learned), but those in `exclude`."""
     if template is None or not template.keys:
         return []
     pages = Document.objects.filter(
-        collection_id=document.collection_id, site=site, status=Document.Status.DONE
-    ).exclude(id=document.id)
+        collection_id=collection_id, site=site, status=Document.Status.DONE
+    ).exclude(id__in=exclude)
     return [
         page
         for page in pages.only("id", "text")

@@ -22,7 +22,7 @@ from dedup.services import dedup_assign_enqueue
 from detection import DEFAULT_CONFIG, DetectionError, DocumentAnalysis, Passage, analyze, coverage
 from detection.detector import detect_refined
 from documents import boilerplate, broker, selectors
-from documents.extraction import ArchiveMember, Boilerplate, ExtractionError, iter_archive
+from documents.extraction import ArchiveMember, ExtractionError, iter_archive
 from documents.extraction.errors import size_text
 from documents.extraction.formats import resolve as resolve_format
 from documents.models import Collection, Document, Match, MatchPassage
@@ -534,8 +534,11 @@ def _process(document: Document) -> None:
     if document.template:
         _recheck_after_template(document.collection_id)
     dedup_assign_enqueue(document_id=document.id)
-    for stale in boilerplate.stale_pages(document, page.site, page.template):
-        document_recheck(document=stale)
+    stale = boilerplate.stale_pages(
+        document.collection_id, page.site, page.template, exclude=[document.id]
+    )
+    for stale_page in stale:
+        document_recheck(document=stale_page)
 
 
 def _detect(
@@ -640,37 +643,25 @@ def _without_features(analysis: DocumentAnalysis, given: set[int]) -> DocumentAn
     return replace(analysis, sentences=sentences)
 
 
-@dataclass(frozen=True)
-class _Page:
-    """A document's text as indexed: extracted, its site's template lines removed."""
-
-    text: str
-    warnings: tuple[str, ...]
-    site: str
-    removed: tuple[str, ...]
-    template: Boilerplate | None
-
-
-def _page_read(document: Document) -> _Page:
+def _page_read(document: Document) -> boilerplate.Page:
     with document.original.open("rb") as handle:
         data = handle.read()
     read = read_text(document.filename, data)
     site = boilerplate.page_site(data, read.format, document.folder)
-    template = boilerplate.site_template(document, site, read.text)
-    stripped = boilerplate.strip_template(read.text, template)
-    warnings = list(read.warnings)
-    if stripped.removed:
-        warnings.append(
-            f"{len(stripped.removed)} template lines of the site {site} removed "
-            "(they recur on its other pages)."
-        )
-    if not stripped.text.strip():
-        raise UnreadableFile(f"{document.filename}: the page holds only its site's template.")
-    return _Page(stripped.text, tuple(warnings), site, stripped.removed, template)
+    template = boilerplate.site_template(
+        document.collection_id, site, [read.text], exclude=[document.id]
+    )
+    try:
+        return boilerplate.page_stripped(read, site, template)
+    except UnreadableFile as error:
+        raise UnreadableFile(f"{document.filename}: {error}") from error
 
 
 def _index_replace(
-    document: Document, page: _Page, analysis: DocumentAnalysis, index: PostgresSentenceIndex
+    document: Document,
+    page: boilerplate.Page,
+    analysis: DocumentAnalysis,
+    index: PostgresSentenceIndex,
 ) -> bool:
     """Replace the document's text, sentences and postings in one transaction (re-run safe);
     returns whether the text differs from the one indexed before."""
