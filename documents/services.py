@@ -134,7 +134,7 @@ def collection_purge(*, collection_id: int) -> None:
             )
             if not batch:
                 # Checked empty and deleted in one transaction; uploads are refused since the
-                # collection was marked (`_collection_open`), so nothing can slip in between.
+                # collection was marked (`collection_open`), so nothing can slip in between.
                 Collection.objects.filter(id=collection_id, deleting=True).delete()
                 return
             _documents_delete(batch)
@@ -192,7 +192,7 @@ def document_upload(
     except ExtractionError as error:
         raise UploadError(f"{filename}: {error}.") from error
     with transaction.atomic():
-        _collection_open(collection)
+        collection_open(collection)
         document = Document(
             collection=collection,
             filename=filename[:255],
@@ -219,7 +219,7 @@ def document_upload_batch(
     skipped: list[tuple[str, str]] = []
     try:
         with transaction.atomic():
-            _collection_open(collection)
+            collection_open(collection)
             for member in iter_archive(filename, data):
                 if not isinstance(member, ArchiveMember):
                     skipped.append((member.path, _reason(member.reason)))
@@ -259,7 +259,7 @@ def _reason(text: str, path: str = "") -> str:
     return text
 
 
-def _collection_open(collection: Collection) -> None:
+def collection_open(collection: Collection) -> None:
     """Refuse an upload into a collection being deleted. The row stays share-locked until the
     upload commits, so `collection_delete` (which updates the row) waits for it, and the purge
     then sees and deletes its documents."""
