@@ -51,6 +51,7 @@ from documents.pg_rows import rows_copy
 from documents.reading import ReadText, UnreadableFile, read_text
 
 CHUNK = 200  # documents per transaction (and per round of the worker processes)
+CHUNK_BYTES = 64 * 1024 * 1024  # ... or fewer documents, once their files hold this much
 AHEAD = 2  # chunks given to the workers before the one being stored is written
 NOT_CHECKED = (
     "Imported with the archive (manage.py import_archive): not checked against the other "
@@ -218,11 +219,11 @@ def _batches(
     seen: set[str],
     report: ImportReport,
 ) -> Iterator[list[tuple[ImportFile, str]]]:
-    """Chunks of up to `size` new files with their checksums; skipped files and content the
-    collection already holds are counted in `report` on the way."""
+    """Chunks of up to `size` new files (and about CHUNK_BYTES) with their checksums; skipped
+    files and content the collection already holds are counted in `report` on the way."""
     iterator = iter(files)
     while True:
-        window = list(islice(iterator, size))
+        window = _window(iterator, size)
         if not window:
             return
         report.files += len(window)
@@ -251,6 +252,21 @@ def _batches(
                 new.append((item, checksum))
         if new:
             yield new
+
+
+def _window(
+    iterator: Iterator[ImportFile | SkippedFile], size: int
+) -> list[ImportFile | SkippedFile]:
+    """The next `size` items, fewer once their files hold CHUNK_BYTES (memory stays bounded
+    with large files: AHEAD + 1 chunks are held at once)."""
+    window: list[ImportFile | SkippedFile] = []
+    held = 0
+    for item in iterator:
+        window.append(item)
+        held += len(item.data) if isinstance(item, ImportFile) else 0
+        if len(window) >= size or held >= CHUNK_BYTES:
+            break
+    return window
 
 
 _Pending = tuple[list[tuple[ImportFile, str]], "AsyncResult[list[_Read]] | list[_Read]"]

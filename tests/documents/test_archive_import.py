@@ -211,3 +211,19 @@ def test_the_command_names_paths_that_do_not_exist(owner, tmp_path):
 def test_the_command_refuses_an_assignment(assignment, folder):
     with pytest.raises(CommandError, match="is an assignment"):
         call_command("import_archive", str(folder), archive=str(assignment.id))
+
+
+def test_progress_is_told_after_every_chunk_and_large_files_make_smaller_chunks(
+    archive, folder, monkeypatch
+):
+    from documents import archive_import as module
+
+    monkeypatch.setattr(module, "CHUNK_BYTES", 1)  # every file fills a chunk on its own
+    seen: list[tuple[int, int]] = []
+    report = archive_import(
+        archive, import_files([folder]), processes=1, chunk=100,
+        progress=lambda r: seen.append((r.files, r.imported + len(r.failed))),
+    )  # fmt: skip
+    assert report.imported + len(report.failed) == 4
+    stored = [count for _, count in seen]
+    assert stored == sorted(stored) and len(seen) == 4 and stored[-1] == 4
