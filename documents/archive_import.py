@@ -15,7 +15,8 @@ for a batch of essays, hours for 100,000 published articles. An import is the bu
   for the pipeline again, as uploads' are;
 - a file whose content (sha256) the collection already holds is skipped, so an interrupted
   import is finished by running the same command again;
-- unreadable files become failed documents with the reason, as uploads do;
+- unreadable files become failed documents with the reason, as uploads do; imported documents
+  join the archive's latest near-duplicate runs, if it has any, as processed uploads do;
 - the imported documents are NOT checked against each other: an archive is what others are
   checked against. Their similarity stays empty and a note says so; `check=True` (or "Check
   every document again" on the collection) queues those checks on the bulk queue.
@@ -39,6 +40,8 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import connection, transaction
 
+from dedup import selectors as dedup_selectors
+from dedup.services import dedup_assign_enqueue
 from detection import DetectionError, DocumentAnalysis, analyze
 from detection.detector import warm_up
 from documents import boilerplate, selectors, services
@@ -181,6 +184,8 @@ def archive_import(
     processes = processes or os.cpu_count() or 1
     pool = _pool(processes) if processes > 1 else None
     seen: set[str] = set()
+    # As a processed upload does: into the archive's latest near-duplicate runs, if any.
+    stream = bool(dedup_selectors.latest_finished_runs(collection_id=collection.id))
     try:
         batches = _batches(files, chunk, collection, seen, report)
         # The workers read up to AHEAD chunks while this process stores one.
@@ -188,7 +193,7 @@ def archive_import(
         while pending:
             ready = _finish(pool, collection, *pending.popleft())
             pending.extend(_read_async(pool, batch) for batch in islice(batches, 1))
-            _store(collection, ready, report)
+            _store(collection, ready, report, stream=stream)
             report.seconds = time.perf_counter() - started
             if progress is not None:
                 progress(report)
@@ -352,9 +357,12 @@ def _finish(
     return ready
 
 
-def _store(collection: Collection, ready: Sequence[_Ready], report: ImportReport) -> None:
-    """One transaction: originals, Document rows, postings (one COPY); then the pages of
-    the chunk's sites stored before their template was known are queued again."""
+def _store(
+    collection: Collection, ready: Sequence[_Ready], report: ImportReport, *, stream: bool
+) -> None:
+    """One transaction: Document rows (one COPY), postings (one COPY); then the pages of the
+    chunk's sites stored before their template was known are queued again, and with `stream`
+    the documents are queued for the collection's near-duplicate runs."""
     with transaction.atomic():
         services.collection_open(collection)
         xid = _transaction_id()
@@ -374,6 +382,9 @@ def _store(collection: Collection, ready: Sequence[_Ready], report: ImportReport
         for stale in boilerplate.stale_pages(collection.id, site, template, exclude=ids):
             services.document_recheck(document=stale)
             report.requeued += 1
+    if stream:
+        for document_id, _ in done:
+            dedup_assign_enqueue(document_id=document_id)
 
 
 def _transaction_id() -> int:

@@ -227,3 +227,26 @@ def test_progress_is_told_after_every_chunk_and_large_files_make_smaller_chunks(
     assert report.imported + len(report.failed) == 4
     stored = [count for _, count in seen]
     assert stored == sorted(stored) and len(seen) == 4 and stored[-1] == 4
+
+
+def test_imported_documents_join_the_archives_near_duplicate_runs(
+    owner, archive, shared_data, tmp_path, monkeypatch, django_capture_on_commit_callbacks
+):
+    from dedup import services as dedup_services
+    from dedup.models import ClusterMember
+    from dedup.tasks import dedup_assign_document
+
+    reprints = shared_data / "zh-reprints-dev" / "docs"  # doc00002 reprints doc00001
+    first = processed(archive, "doc00001.txt", (reprints / "doc00001.txt").read_bytes())
+    run = dedup_services.dedup_run_start(collection=archive, method="periods", user=owner)
+    dedup_services.dedup_run_execute(run_id=run.id)
+    (tmp_path / "doc00002.txt").write_bytes((reprints / "doc00002.txt").read_bytes())
+    queued: list[int] = []
+    monkeypatch.setattr(dedup_assign_document, "delay", queued.append)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        report = archive_import(archive, import_files([tmp_path]), processes=1)
+
+    assert queued == report.document_ids and len(queued) == 1
+    (member,) = dedup_services.dedup_document_assign(document=Document.objects.get(id=queued[0]))
+    assert member.cluster == ClusterMember.objects.get(run=run, document=first).cluster
