@@ -205,13 +205,14 @@ class CollectionProgressApi(APIView):
                 {"detail": f"ids must be up to {MAX_PROGRESS_IDS} comma-separated document ids."},
                 status=status.HTTP_400_BAD_REQUEST,
             )
+        # The rows first, the counts after: two statements see two moments, and a document
+        # finishing in between must not leave a page whose rows all say "done" with a summary
+        # line still counting one "processing" (the page stops polling once its rows are
+        # finished). Read in this order, the counts are never older than the rows.
+        rows = list(_progress_rows(collection, ids))
+        counts = selectors.document_status_counts(collection=collection)
         return Response(
-            {
-                "counts": selectors.document_status_counts(collection=collection),
-                "documents": DocumentProgressSerializer(
-                    _progress_rows(collection, ids), many=True
-                ).data,
-            }
+            {"counts": counts, "documents": DocumentProgressSerializer(rows, many=True).data}
         )
 
 

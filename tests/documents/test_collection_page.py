@@ -69,7 +69,7 @@ def test_one_request_reports_the_progress_of_many_documents(
     api, assignment, five, django_assert_num_queries
 ):
     wanted = [five[4].id, five[0].id, 10**9]
-    with django_assert_num_queries(3):  # the collection, its counts, the rows: not one a row
+    with django_assert_num_queries(3):  # the collection, the rows, its counts: not one a row
         answer = api.get(
             f"/api/collections/{assignment.id}/progress/", {"ids": ",".join(map(str, wanted))}
         )
@@ -86,6 +86,26 @@ def test_one_request_reports_the_progress_of_many_documents(
     for wrong in ("1,a", ",".join(["1"] * 501)):
         answer = api.get(f"/api/collections/{assignment.id}/progress/", {"ids": wrong})
         assert answer.status_code == 400
+
+
+def test_the_counts_are_never_older_than_the_rows_they_come_with(
+    api, assignment, five, monkeypatch
+):
+    """A document finishing while the progress is read: the rows are read first, so a page
+    whose rows are all finished never shows a summary still counting one unfinished (the
+    page stops polling then); the other way round, it polls on and catches up."""
+    from documents import selectors
+
+    counts = selectors.document_status_counts
+
+    def finishing_meanwhile(*, collection):
+        Document.objects.filter(id=five[4].id).update(status=Document.Status.DONE)
+        return counts(collection=collection)
+
+    monkeypatch.setattr(selectors, "document_status_counts", finishing_meanwhile)
+    body = api.get(f"/api/collections/{assignment.id}/progress/", {"ids": str(five[4].id)}).json()
+    assert [d["status"] for d in body["documents"]] == ["queued"]
+    assert body["counts"] == {"queued": 0, "processing": 0, "done": 4, "failed": 1}
 
 
 def test_progress_of_another_collection_is_not_reported(api, owner, assignment, five):
