@@ -206,9 +206,9 @@ class CollectionProgressApi(APIView):
                 status=status.HTTP_400_BAD_REQUEST,
             )
         # The rows first, the counts after: two statements see two moments, and a document
-        # finishing in between must not leave a page whose rows all say "done" with a summary
-        # line still counting one "processing" (the page stops polling once its rows are
-        # finished). Read in this order, the counts are never older than the rows.
+        # finishing in between must not give a page whose rows all say "done" (so it shows
+        # "Results are ready") a summary line still counting one "processing" until its next
+        # poll. Read in this order, the counts are never older than the rows.
         rows = list(_progress_rows(collection, ids))
         counts = selectors.document_status_counts(collection=collection)
         return Response(

@@ -92,8 +92,8 @@ def test_the_counts_are_never_older_than_the_rows_they_come_with(
     api, assignment, five, monkeypatch
 ):
     """A document finishing while the progress is read: the rows are read first, so a page
-    whose rows are all finished never shows a summary still counting one unfinished (the
-    page stops polling then); the other way round, it polls on and catches up."""
+    whose rows are all finished (it says "Results are ready") never shows a summary line
+    still counting one unfinished; the other way round, its rows catch up at the next poll."""
     from documents import selectors
 
     counts = selectors.document_status_counts
