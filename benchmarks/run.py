@@ -122,7 +122,8 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
 METHOD = {
     "ingest": "REAL documents (the first dev-data files, unmodified): per worker process, "
     "tokenizer-only pass (detection.words.token_spans) then analyze + Document rows (text, "
-    "sentence spans) by COPY + PostgresSentenceIndex.add_many (COPY postings + "
+    "sentence spans) by COPY (documents.pg_rows.rows_copy, the bulk import's writer) + "
+    "PostgresSentenceIndex.add_many (COPY postings + "
     "mark indexed), committed per batch; MB = 10^6 bytes of UTF-8 text; per-process = that "
     "process's bytes / the wall time of its ingest pass. Headline: ingest_processes workers "
     "(default: one core left for PostgreSQL, as a database server has its own CPU) with the "
