@@ -140,24 +140,31 @@ def _ignored(relative: Path) -> bool:
 
 
 def _file(path: Path, folder: str) -> Iterator[ImportFile | SkippedFile]:
+    shown, name, folder = _text(str(path)), _text(path.name), _text(folder)
     try:
         data = path.read_bytes()
     except OSError as error:
-        yield SkippedFile(str(path), error.strerror or str(error))
+        yield SkippedFile(shown, error.strerror or str(error))
         return
-    if not services.is_batch(path.name):
-        yield ImportFile(str(path), path.name, folder, data)
+    if not services.is_batch(name):
+        yield ImportFile(shown, name, folder, data)
         return
     try:
-        for member in iter_archive(path.name, data):
-            where = f"{path}:{member.path}"
+        for member in iter_archive(name, data):
+            where = f"{shown}:{member.path}"
             if isinstance(member, ArchiveMember):
                 inside = posixpath.join(folder, member.folder).strip("/")
                 yield ImportFile(where, posixpath.basename(member.path), inside, member.data)
             else:
                 yield SkippedFile(where, member.reason.removesuffix(": skipped"))
     except ExtractionError as error:
-        yield SkippedFile(str(path), str(error))
+        yield SkippedFile(shown, str(error))
+
+
+def _text(name: str) -> str:
+    """A file system name as text the database takes: bytes that are not UTF-8 (Python keeps
+    them as lone surrogates) become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def archive_import(

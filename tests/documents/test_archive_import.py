@@ -5,6 +5,7 @@ later upload's check; unreadable files fail with the reason; a second run adds n
 from __future__ import annotations
 
 import io
+import os
 import zipfile
 from pathlib import Path
 
@@ -250,3 +251,12 @@ def test_imported_documents_join_the_archives_near_duplicate_runs(
     assert queued == report.document_ids and len(queued) == 1
     (member,) = dedup_services.dedup_document_assign(document=Document.objects.get(id=queued[0]))
     assert member.cluster == ClusterMember.objects.get(run=run, document=first).cluster
+
+
+def test_file_names_that_are_not_utf8_are_imported_with_a_replacement_character(archive, tmp_path):
+    raw = os.fsencode(tmp_path) + b"/caf\xe9-notes.txt"  # Latin-1 bytes in the name
+    with open(raw, "wb") as handle:
+        handle.write(ENGLISH.encode())
+    report = archive_import(archive, import_files([tmp_path]), processes=1)
+    assert report.imported == 1
+    assert Document.objects.get(collection=archive).filename == "caf\ufffd-notes.txt"
