@@ -294,24 +294,27 @@ def _read_async(pool: Pool | None, batch: list[tuple[ImportFile, str]]) -> _Pend
 def _read(work: tuple[str, str, bytes]) -> _Read:
     """In a worker: the original stored (as an upload's: the same storage and folders), the
     file's text and site, analysed unless its site's template must be learned first (HTML
-    pages that know their site)."""
+    pages that know their site). A file that fails in any way fails alone, as an upload
+    does (`services.document_process`); only the storage failing stops the import."""
     filename, folder, data = work
     field = Document._meta.get_field("original")
     original = field.storage.save(field.generate_filename(None, filename), ContentFile(data))
     try:
         resolve_format(filename, data)
         read = read_text(filename, data)
+        site = boilerplate.page_site(data, read.format, folder)
+        if site:
+            return _Read(original, read=read, site=site)
+        analysis = _analysed(read.text)
+        if isinstance(analysis, str):
+            return _Read(original, error=analysis)
+        return _Read(original, read=read, analysis=analysis)
     except ExtractionError as error:
         return _Read(original, error=f"{filename}: {error}.")
     except UnreadableFile as error:
         return _Read(original, error=str(error))
-    site = boilerplate.page_site(data, read.format, folder)
-    if site:
-        return _Read(original, read=read, site=site)
-    try:
-        return _Read(original, read=read, analysis=analyze(read.text))
-    except DetectionError as error:
-        return _Read(original, error=str(error))
+    except Exception as error:  # noqa: BLE001 - stored on the document, as uploads do
+        return _Read(original, error=_failure(filename, error))
 
 
 def _analysed(text: str) -> DocumentAnalysis | str:
@@ -319,6 +322,14 @@ def _analysed(text: str) -> DocumentAnalysis | str:
         return analyze(text)
     except DetectionError as error:
         return str(error)
+    except Exception as error:  # noqa: BLE001 - stored on the document, as uploads do
+        return _failure("", error)
+
+
+def _failure(filename: str, error: Exception) -> str:
+    """The message of an unexpected failure, worded as `services.document_process` words it."""
+    message = f"Processing failed ({type(error).__name__}: {error})."
+    return f"{filename}: {message}" if filename else message
 
 
 def _finish(
@@ -346,6 +357,7 @@ def _finish(
                 pages[position] = f"{filename}: {error}"
     waiting = [p for p, page in pages.items() if isinstance(page, boilerplate.Page)]
     texts = [pages[p].text for p in waiting]  # type: ignore[union-attr]
+    # Behind the next chunk's first round in the workers' queue (it was handed out already).
     analysed = dict(
         zip(waiting, pool.map(_analysed, texts) if pool else map(_analysed, texts), strict=True)
     )

@@ -260,3 +260,22 @@ def test_file_names_that_are_not_utf8_are_imported_with_a_replacement_character(
     report = archive_import(archive, import_files([tmp_path]), processes=1)
     assert report.imported == 1
     assert Document.objects.get(collection=archive).filename == "caf\ufffd-notes.txt"
+
+
+def test_a_file_failing_unexpectedly_fails_alone(archive, folder, monkeypatch):
+    from documents import archive_import as module
+
+    read_text = module.read_text
+
+    def breaks_on_water(filename, data):
+        if filename == "water.txt":
+            raise RuntimeError("a bug in a reader")
+        return read_text(filename, data)
+
+    monkeypatch.setattr(module, "read_text", breaks_on_water)
+    report = archive_import(archive, import_files([folder]), processes=1)
+
+    assert report.imported == 2
+    water = Document.objects.get(collection=archive, filename="water.txt")
+    assert water.status == "failed"
+    assert water.error == "water.txt: Processing failed (RuntimeError: a bug in a reader)."
