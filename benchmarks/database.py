@@ -60,6 +60,7 @@ def documents_load(
     """
     from documents.models import Document
     from documents.pg_rows import rows_copy
+    from documents.services import analysis_fields
 
     rows_copy(
         [
@@ -70,13 +71,10 @@ def documents_load(
                 size=len(text.encode()),
                 checksum="0" * 64,
                 text=text,
-                language=analysis.language,
                 status=Document.Status.DONE,
                 progress=100,
-                model_version=analysis.model_version,
-                sentence_starts=[s.start for s in analysis.sentences],
-                sentence_ends=[s.end for s in analysis.sentences],
-            )  # fmt: skip
+                **analysis_fields(analysis),
+            )
             for document_id, text, analysis in items
         ],
         using=alias,

@@ -193,6 +193,7 @@ def archive_import(
     seen: set[str] = set()
     # As a processed upload does: into the archive's latest near-duplicate runs, if any.
     stream = bool(dedup_selectors.latest_finished_runs(collection_id=collection.id))
+    templates: dict[str, frozenset[str]] = {}  # each site's template as last learned here
     try:
         batches = _batches(files, chunk, collection, seen, report)
         # The workers read up to AHEAD chunks while this process stores one.
@@ -200,7 +201,7 @@ def archive_import(
         while pending:
             ready = _finish(pool, collection, *pending.popleft())
             pending.extend(_read_async(pool, batch) for batch in islice(batches, 1))
-            _store(collection, ready, report, stream=stream)
+            _store(collection, ready, report, templates, stream=stream)
             report.seconds = time.perf_counter() - started
             if progress is not None:
                 progress(report)
@@ -377,11 +378,17 @@ def _finish(
 
 
 def _store(
-    collection: Collection, ready: Sequence[_Ready], report: ImportReport, *, stream: bool
+    collection: Collection,
+    ready: Sequence[_Ready],
+    report: ImportReport,
+    templates: dict[str, frozenset[str]],
+    *,
+    stream: bool,
 ) -> None:
-    """One transaction: Document rows (one COPY), postings (one COPY); then the pages of the
-    chunk's sites stored before their template was known are queued again, and with `stream`
-    the documents are queued for the collection's near-duplicate runs."""
+    """One transaction: Document rows (one COPY), postings (one COPY); then, for the sites
+    whose template this chunk learned anew (`templates`: as learned before), the pages stored
+    without it are queued again; with `stream` the documents are queued for the collection's
+    near-duplicate runs."""
     with transaction.atomic():
         services.collection_open(collection)
         xid = _transaction_id()
@@ -396,8 +403,11 @@ def _store(
     report.imported += len(done)
     report.failed += [(r.file.path, r.error) for r in ready if r.error]
     report.megabytes += sum(len(r.file.data) for r in ready) / 1e6
-    templates = {r.page.site: r.page.template for r in ready if r.page and r.page.template}
-    for site, template in templates.items():
+    learned = {r.page.site: r.page.template for r in ready if r.page and r.page.template}
+    for site, template in learned.items():
+        if templates.get(site) == template.keys:
+            continue  # the pages stored since were stripped with this very template
+        templates[site] = template.keys
         for stale in boilerplate.stale_pages(collection.id, site, template, exclude=ids):
             services.document_recheck(document=stale)
             report.requeued += 1
@@ -426,12 +436,10 @@ def _document(collection: Collection, ready: _Ready, xid: int) -> Document:
     if page is None or analysis is None:
         document.status, document.error = Document.Status.FAILED, ready.error[:2000]
     else:
+        for name, value in services.analysis_fields(analysis).items():
+            setattr(document, name, value)
         document.status = Document.Status.DONE
         document.text = page.text
-        document.sentence_starts = [s.start for s in analysis.sentences]
-        document.sentence_ends = [s.end for s in analysis.sentences]
-        document.language = analysis.language
-        document.model_version = analysis.model_version
         document.warnings = [*page.warnings, NOT_CHECKED]
         document.site = page.site
         document.boilerplate_lines = list(page.removed)

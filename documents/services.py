@@ -674,10 +674,7 @@ def _index_replace(
         index.remove(document.id)
         Document.objects.filter(id=document.id).update(
             text=page.text,
-            sentence_starts=[s.start for s in analysis.sentences],
-            sentence_ends=[s.end for s in analysis.sentences],
-            language=analysis.language,
-            model_version=analysis.model_version,
+            **analysis_fields(analysis),
             warnings=list(page.warnings),
             site=page.site,
             boilerplate_lines=list(page.removed),
@@ -686,6 +683,17 @@ def _index_replace(
         document.text = page.text
         index.add(document.id, analysis)
     return changed
+
+
+def analysis_fields(analysis: DocumentAnalysis) -> dict[str, object]:
+    """What a Document stores of its analysis (the postings aside): sentence spans, language
+    and feature model."""
+    return {
+        "sentence_starts": [s.start for s in analysis.sentences],
+        "sentence_ends": [s.end for s in analysis.sentences],
+        "language": analysis.language,
+        "model_version": analysis.model_version,
+    }
 
 
 def _copiers_requeue(document: Document) -> None:
