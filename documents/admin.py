@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from documents.models import Collection, Document
+from documents.models import ArchiveImport, Collection, Document
 
 
 @admin.register(Collection)
@@ -20,3 +20,10 @@ class DocumentAdmin(admin.ModelAdmin):
     @admin.display(description="original file")
     def original_name(self, document: Document) -> str:
         return document.original.name
+
+
+@admin.register(ArchiveImport)
+class ArchiveImportAdmin(admin.ModelAdmin):
+    list_display = ["names", "collection", "status", "files", "imported", "failed", "created_at"]
+    list_filter = ["status"]
+    readonly_fields = ["uploads", "problems"]

@@ -16,9 +16,10 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from documents import selectors, services
+from documents import imports, selectors, services
 from documents.models import Collection, Document
 from documents.serializers import (
+    ArchiveImportSerializer,
     ArchivesSerializer,
     CollectionCreateSerializer,
     CollectionProgressSerializer,
@@ -30,6 +31,7 @@ from documents.serializers import (
     DocumentSummarySerializer,
     DocumentTemplateSerializer,
     DocumentUploadSerializer,
+    ImportUploadSerializer,
     PairSerializer,
     ReportSerializer,
 )
@@ -274,6 +276,32 @@ class CollectionDocumentsApi(APIView):
             "skipped": [{"path": path, "reason": reason} for path, reason in batch.skipped],
         }
         return Response(body, status=status.HTTP_201_CREATED)
+
+
+class CollectionImportsApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(responses=ArchiveImportSerializer(many=True))
+    def get(self, request: Request, collection_id: int) -> Response:
+        """The archive's latest bulk imports, newest first, with their progress."""
+        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        jobs = selectors.import_list(collection=collection)[: selectors.IMPORTS_LISTED]
+        return Response(ArchiveImportSerializer(jobs, many=True).data)
+
+    @extend_schema(request=ImportUploadSerializer, responses={202: ArchiveImportSerializer})
+    def post(self, request: Request, collection_id: int) -> Response:
+        """Import ZIP batches or documents into the archive in bulk: stored and indexed a chunk
+        at a time by the worker, searchable as they are stored, not checked against each
+        other. Poll the list (or the returned import's `status`) for progress."""
+        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        data = ImportUploadSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        files = [(upload.name, upload.read()) for upload in data.validated_data["files"]]
+        try:
+            job = imports.import_upload(collection=collection, files=files)
+        except services.UploadError as error:
+            return Response({"files": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(ArchiveImportSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
 class DocumentStatusApi(APIView):

@@ -20,6 +20,11 @@ urlpatterns = [
         name="api_collection_documents",
     ),
     path(
+        "collections/<int:collection_id>/imports/",
+        api.CollectionImportsApi.as_view(),
+        name="api_collection_imports",
+    ),
+    path(
         "collections/<int:collection_id>/progress/",
         api.CollectionProgressApi.as_view(),
         name="api_collection_progress",

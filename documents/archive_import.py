@@ -31,6 +31,7 @@ import posixpath
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
 from multiprocessing.pool import AsyncResult, Pool
@@ -57,9 +58,10 @@ CHUNK = 200  # documents per transaction (and per round of the worker processes)
 CHUNK_BYTES = 64 * 1024 * 1024  # ... or fewer documents, once their files hold this much
 AHEAD = 2  # chunks given to the workers before the one being stored is written
 NOT_CHECKED = (
-    "Imported with the archive (manage.py import_archive): not checked against the other "
-    "documents of the archive; \u201cCheck every document again\u201d checks them."
+    "Imported in bulk with the archive: not checked against the other documents of the "
+    "archive; \u201cCheck every document again\u201d checks them."
 )
+_LOCK_SPACE = 0x1A7C  # pg_advisory_lock(space, collection id): one import per archive at a time
 _IGNORED = frozenset({".ds_store", "thumbs.db", "desktop.ini"})
 
 
@@ -146,6 +148,13 @@ def _file(path: Path, folder: str) -> Iterator[ImportFile | SkippedFile]:
     except OSError as error:
         yield SkippedFile(shown, error.strerror or str(error))
         return
+    yield from file_items(shown, name, folder, data)
+
+
+def file_items(
+    shown: str, name: str, folder: str, data: bytes
+) -> Iterator[ImportFile | SkippedFile]:
+    """One file's items: itself, or a ZIP batch's members (`shown` names it for people)."""
     if not services.is_batch(name):
         yield ImportFile(shown, name, folder, data)
         return
@@ -186,6 +195,33 @@ def archive_import(
             f"{collection.name!r} is an assignment: each of its documents is checked when "
             "it is uploaded. Import into an archive."
         )
+    with import_lock(collection.id):
+        return _import(collection, files, processes, chunk, check, progress)
+
+
+@contextmanager
+def import_lock(collection_id: int) -> Iterator[None]:
+    """One import into an archive at a time, waited for: two at once would each store what
+    the other is storing (the checksums are compared before the chunk is written). A session
+    advisory lock, so it spans the import's transactions; taken again by the same session, it
+    is held until released as often."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s, %s::int)", [_LOCK_SPACE, collection_id])
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s::int)", [_LOCK_SPACE, collection_id])
+
+
+def _import(
+    collection: Collection,
+    files: Iterable[ImportFile | SkippedFile],
+    processes: int,
+    chunk: int,
+    check: bool,
+    progress: Callable[[ImportReport], None] | None,
+) -> ImportReport:
     report = ImportReport()
     started = time.perf_counter()
     processes = processes or os.cpu_count() or 1

@@ -43,6 +43,12 @@ class UploadForm(forms.Form):
         label="Template: text every student was given (the prompt, starter text); it is "
         "never counted as copied",
     )
+    bulk = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Import in bulk: for a large archive (ZIP batches of thousands of files); "
+        "searchable as they are stored, not checked against each other",
+    )
 
 
 class ArchivesForm(forms.Form):

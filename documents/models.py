@@ -140,3 +140,56 @@ class MatchPassage(models.Model):
 
     class Meta:
         ordering = ["start", "source_start"]
+
+
+class ArchiveImport(models.Model):
+    """Files uploaded to be imported into an archive in bulk (`documents.imports`): kept in the
+    media storage until the import has stored their documents, with its progress and outcome."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Importing"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="imports")
+    names = models.CharField(max_length=500, help_text="the uploaded files' names, for people")
+    uploads = models.JSONField(default=list, help_text="their storage names, until imported")
+    size = models.PositiveBigIntegerField(default=0)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    files = models.PositiveIntegerField(default=0)  # files read so far, skipped ones included
+    imported = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    duplicates = models.PositiveIntegerField(default=0)
+    skipped = models.PositiveIntegerField(default=0)
+    # The first failed and skipped files: [path, reason] (their counts above are complete).
+    problems = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.names
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @property
+    def problem_list(self) -> list[dict[str, str]]:
+        return [{"path": path, "reason": reason} for path, reason in self.problems]
+
+    @property
+    def summary(self) -> str:
+        """What it did so far, as the page and the API say it."""
+        if not self.files:
+            return "nothing read yet" if not self.finished else "no file read"
+        parts = [f"{self.imported:,} imported"]
+        parts += [f"{self.failed:,} failed"] if self.failed else []
+        parts += [f"{self.duplicates:,} already in the archive"] if self.duplicates else []
+        parts += [f"{self.skipped:,} skipped"] if self.skipped else []
+        return f"{self.files:,} file{'s' if self.files != 1 else ''} read: {', '.join(parts)}"

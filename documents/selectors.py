@@ -11,7 +11,7 @@ from django.db.models.functions import Collate
 from django.shortcuts import get_object_or_404
 
 from detection import model_version
-from documents.models import Collection, Document, Match, document_path
+from documents.models import ArchiveImport, Collection, Document, Match, document_path
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,24 @@ def collection_get(*, user: AbstractBaseUser, collection_id: int) -> Collection:
     """The user's collection, or 404 (others' collections, and those being deleted, do not
     exist for them)."""
     return get_object_or_404(Collection, id=collection_id, owner=user, deleting=False)
+
+
+IMPORTS_LISTED = 20  # an archive's latest imports, on its page and in the API
+
+
+def import_list(*, collection: Collection) -> QuerySet[ArchiveImport]:
+    """The collection's bulk imports, newest first."""
+    return ArchiveImport.objects.filter(collection=collection).order_by("-created_at", "-id")
+
+
+def import_get(*, user: AbstractBaseUser, import_id: int) -> ArchiveImport:
+    """One of the user's imports (404 for anyone else's, as for collections)."""
+    return get_object_or_404(
+        ArchiveImport.objects.select_related("collection"),
+        id=import_id,
+        collection__owner=user,
+        collection__deleting=False,
+    )
 
 
 def archive_list(*, user: AbstractBaseUser, exclude: Collection | None = None) -> QuerySet:

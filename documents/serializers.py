@@ -133,3 +133,37 @@ class CollectionProgressSerializer(serializers.Serializer):
         child=serializers.IntegerField(), help_text="documents of the collection per status"
     )
     documents = DocumentProgressSerializer(many=True, help_text="the documents asked for")
+
+
+class ImportProblemSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    reason = serializers.CharField()
+
+
+class ArchiveImportSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    names = serializers.CharField()
+    status = serializers.CharField()
+    status_label = serializers.CharField(source="get_status_display")
+    size = serializers.IntegerField()
+    files = serializers.IntegerField(help_text="files read so far, skipped ones included")
+    imported = serializers.IntegerField()
+    failed = serializers.IntegerField(help_text="stored as failed documents, with the reason")
+    duplicates = serializers.IntegerField(help_text="content the archive already held")
+    skipped = serializers.IntegerField(help_text="not documents, empty or too large")
+    summary = serializers.CharField()
+    problems = ImportProblemSerializer(
+        many=True, source="problem_list", help_text="the first failed and skipped files"
+    )
+    error = serializers.CharField(help_text="why the import stopped, when it failed")
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class ImportUploadSerializer(serializers.Serializer):
+    files = serializers.ListField(
+        child=serializers.FileField(allow_empty_file=True),
+        allow_empty=False,
+        help_text="ZIP batches or documents (the field repeated)",
+    )

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
-from django.core.files.storage import Storage
+from django.core.files.storage import Storage, default_storage
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 from django.db.models.expressions import RawSQL
@@ -25,7 +25,7 @@ from documents import boilerplate, broker, selectors
 from documents.extraction import ArchiveMember, ExtractionError, iter_archive
 from documents.extraction.errors import size_text
 from documents.extraction.formats import resolve as resolve_format
-from documents.models import Collection, Document, Match, MatchPassage
+from documents.models import ArchiveImport, Collection, Document, Match, MatchPassage
 from documents.pg_index import PostgresSentenceIndex
 from documents.reading import UnreadableFile, read_text
 from documents.sources import SourceTexts, SpanRecorder
@@ -135,7 +135,13 @@ def collection_purge(*, collection_id: int) -> None:
             if not batch:
                 # Checked empty and deleted in one transaction; uploads are refused since the
                 # collection was marked (`collection_open`), so nothing can slip in between.
+                uploads = [
+                    (default_storage, where)
+                    for job in ArchiveImport.objects.filter(collection_id=collection_id)
+                    for where, _ in job.uploads
+                ]
                 Collection.objects.filter(id=collection_id, deleting=True).delete()
+                transaction.on_commit(functools.partial(_files_delete, uploads))
                 return
             _documents_delete(batch)
 
@@ -186,7 +192,7 @@ def document_upload(
         _template_allowed(collection)
     if not data:
         raise UploadError(f"{filename} is empty.")
-    _size_allowed(filename, data)
+    size_allowed(filename, data)
     try:  # told now, as a ZIP batch tells its members, not as a failed document later
         resolve_format(filename, data)
     except ExtractionError as error:
@@ -214,7 +220,7 @@ def document_upload_batch(
     """Unpack a ZIP batch into documents, keeping each member's folder as metadata."""
     if template:
         _template_allowed(collection)
-    _size_allowed(filename, data)
+    size_allowed(filename, data)
     documents: list[Document] = []
     skipped: list[tuple[str, str]] = []
     try:
@@ -239,7 +245,7 @@ def document_upload_batch(
     return BatchUpload(tuple(documents), tuple(skipped))
 
 
-def _size_allowed(filename: str, data: bytes) -> None:
+def size_allowed(filename: str, data: bytes) -> None:
     if len(data) > settings.MAX_UPLOAD_BYTES:
         raise UploadError(
             f"{filename} is {size_text(len(data))}; the limit is "

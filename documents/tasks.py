@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from documents import services
+from documents import imports, services
 
 
 @shared_task(name="documents.process", acks_late=True)
@@ -15,3 +15,9 @@ def document_process_task(document_id: int) -> None:
 def collection_delete_task(collection_id: int) -> None:
     """Delete a collection marked for deletion, with its documents (resumable)."""
     services.collection_purge(collection_id=collection_id)
+
+
+@shared_task(name="documents.import_archive", acks_late=True)
+def archive_import_task(import_id: int) -> None:
+    """Import an archive's uploaded files in bulk (resumable: stored content is skipped)."""
+    imports.import_run(import_id=import_id)

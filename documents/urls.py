@@ -33,6 +33,7 @@ urlpatterns = [
         views.collection_reanalyze,
         name="collection_reanalyze",
     ),
+    path("imports/<int:import_id>/retry/", views.import_retry, name="import_retry"),
     path("documents/<int:document_id>/", views.document_detail, name="document_detail"),
     path("documents/<int:document_id>/report/", views.document_report, name="document_report"),
     path(

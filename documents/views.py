@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from documents import selectors, services
+from documents import imports, selectors, services
 from documents.forms import ArchivesForm, CollectionForm, DeleteCollectionForm, UploadForm
 from documents.highlight import PALETTE_SIZE, highlight_html
 from documents.models import Collection
@@ -53,6 +53,7 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         "sort_choices": [("uploaded", "newest"), ("similarity", "most copied"), ("name", "name")],
         "counts": selectors.document_status_counts(collection=collection),
         "upload_form": UploadForm(),
+        "imports": selectors.import_list(collection=collection)[: selectors.IMPORTS_LISTED],
         "settings_form": CollectionForm(initial={"name": collection.name, "kind": collection.kind}),
         "delete_form": DeleteCollectionForm(),
         "archives_form": ArchivesForm(
@@ -185,6 +186,8 @@ def collection_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, "Choose at least one file to upload.")
         return redirect("collection_detail", collection_id=collection.id)
+    if collection.kind == Collection.Kind.ARCHIVE and form.cleaned_data["bulk"]:
+        return _import(request, collection, form.cleaned_data["files"])
     uploaded = 0
     template = form.cleaned_data["template"]
     for upload in form.cleaned_data["files"]:
@@ -201,6 +204,36 @@ def collection_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
     elif uploaded:
         messages.success(request, f"{uploaded} file(s) queued for checking.")
     return redirect("collection_detail", collection_id=collection.id)
+
+
+def _import(request: HttpRequest, collection: Collection, uploads: list) -> HttpResponse:
+    try:
+        job = imports.import_upload(
+            collection=collection, files=[(upload.name, upload.read()) for upload in uploads]
+        )
+    except services.UploadError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request,
+            f"{job.names}: queued to be imported in bulk; the archive finds its documents as "
+            "they are stored.",
+        )
+    return redirect("collection_detail", collection_id=collection.id)
+
+
+@login_required
+@require_POST
+def import_retry(request: HttpRequest, import_id: int) -> HttpResponse:
+    """Run a failed bulk import again (what it stored is skipped)."""
+    job = selectors.import_get(user=request.user, import_id=import_id)
+    try:
+        imports.import_retry(job=job)
+    except services.UploadError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"{job.names}: queued to be imported again.")
+    return redirect("collection_detail", collection_id=job.collection_id)
 
 
 def _upload_one(

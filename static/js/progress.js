@@ -106,6 +106,26 @@
     });
   }
 
+  // An archive's bulk imports: their status and counts while one is queued or running.
+  var imports = document.getElementById("imports");
+  if (imports && imports.querySelector("li[data-import]:not([data-status=done]):not([data-status=failed])")) {
+    poll(imports.dataset.importsUrl, function (jobs) {
+      var running = 0;
+      var failed = 0;
+      jobs.forEach(function (job) {
+        var item = imports.querySelector('li[data-import="' + job.id + '"]');
+        if (!item) { return; }
+        item.dataset.status = job.status;
+        item.querySelector(".status").textContent = job.status_label;
+        item.querySelector(".import-summary").textContent = job.summary;
+        if (!FINISHED[job.status]) { running += 1; }
+        failed += job.failed;
+      });
+      if (!running) { resultsReady(failed); }
+      return running > 0;
+    });
+  }
+
   var table = document.getElementById("documents");
   if (table) {
     var rows = {};

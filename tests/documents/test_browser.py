@@ -1,6 +1,7 @@
 """In a real browser (headless Chromium): log in, create a collection, upload two files,
 wait for the real worker, open the report and follow a highlighted passage; and the
-collection page following an upload's rows as they finish, summary line included."""
+collection page following an upload's rows as they finish, summary line included; an
+archive's page following a bulk import."""
 
 from __future__ import annotations
 
@@ -179,3 +180,50 @@ def test_the_collection_page_follows_an_upload_until_every_document_is_finished(
     assert (
         "3 file(s) queued for checking." in driver.find_element(By.CSS_SELECTOR, ".messages").text
     )
+
+
+def test_an_archive_page_follows_a_bulk_import(
+    live_server, driver, owner, archive, monkeypatch, tmp_path
+):
+    """No worker: the test moves the import on itself and watches the page follow it."""
+    import io
+    import zipfile
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from documents.models import ArchiveImport
+    from documents.tasks import archive_import_task
+
+    monkeypatch.setattr(archive_import_task, "apply_async", lambda *args, **kwargs: None)
+    log_in(driver, live_server, "owner", "owner-pass")
+    driver.get(f"{live_server.url}/collections/{archive.id}/")
+    batch = io.BytesIO()
+    with zipfile.ZipFile(batch, "w") as package:
+        for name in ("a.txt", "b.txt", "c.txt"):
+            package.writestr(name, f"The article {name} has a sentence of its own.\n")
+    zip_path = tmp_path / "published.zip"
+    zip_path.write_bytes(batch.getvalue())
+    driver.find_element(By.CSS_SELECTOR, "input[type=file][name=files]").send_keys(str(zip_path))
+    assert driver.find_element(By.NAME, "bulk").is_selected()  # the archive's default
+    submit(driver, driver.find_element(By.ID, "upload-button"))
+    job = ArchiveImport.objects.get(collection=archive)
+    item = driver.find_element(By.CSS_SELECTOR, f"li[data-import='{job.id}']")
+
+    def until(condition):
+        WebDriverWait(driver, 15, poll_frequency=0.2).until(lambda _: condition())
+
+    assert item.find_element(By.CSS_SELECTOR, ".status").text == "Queued"
+    assert item.find_element(By.CSS_SELECTOR, ".import-summary").text == "nothing read yet"
+    ArchiveImport.objects.filter(id=job.id).update(status="running", files=3, imported=2)
+    until(lambda: item.find_element(By.CSS_SELECTOR, ".import-summary").text
+          == "3 files read: 2 imported")  # fmt: skip
+    assert item.find_element(By.CSS_SELECTOR, ".status").text == "Importing"
+    assert not driver.find_elements(By.ID, "results-ready")
+
+    ArchiveImport.objects.filter(id=job.id).update(status="done", imported=3)
+    until(lambda: driver.find_elements(By.CSS_SELECTOR, "#results-ready a"))
+    assert driver.find_element(By.CSS_SELECTOR, "#results-ready a").text == (
+        "Results are ready: show them"
+    )
+    assert item.find_element(By.CSS_SELECTOR, ".import-summary").text == "3 files read: 3 imported"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
+import time
 import xml.etree.ElementTree as ET
+import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -80,3 +83,49 @@ def test_uploads_are_processed_by_a_real_worker(celery_worker, shared_data, owne
         assert text == handle.read().rstrip("\n")
     back = client.get(f"/api/documents/{source}/report/").json()
     assert [entry["document"] for entry in back["sources"]] == [suspicious]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_archive_imported_in_bulk_by_a_real_worker_is_checked_against(
+    celery_worker, shared_data, owner
+):
+    reuse = shared_data / "zh-reuse-dev"
+    truth_file = sorted((reuse / "02-none").glob("suspicious-document*.xml"))[0]
+    suspicious_name, source_name = truth_file.stem.split("-source-")
+    suspicious_name, source_name = f"{suspicious_name}.txt", f"source-{source_name}.txt"
+    others = [p for p in sorted((reuse / "src").glob("*.txt")) if p.name != source_name][:5]
+    batch = io.BytesIO()
+    with zipfile.ZipFile(batch, "w") as package:
+        for path in [reuse / "src" / source_name, *others]:
+            package.writestr(f"published/{path.name}", path.read_bytes())
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=owner).key}")
+    archive = client.post(
+        "/api/collections/", {"name": "past", "kind": "archive"}, format="json"
+    ).json()["id"]
+    response = client.post(
+        f"/api/collections/{archive}/imports/",
+        {"files": [SimpleUploadedFile("past.zip", batch.getvalue())]},
+        format="multipart",
+    )
+    assert response.status_code == 202, response.content
+    deadline = time.monotonic() + 240
+    while (job := client.get(f"/api/collections/{archive}/imports/").json()[0])["status"] in (
+        "queued",
+        "running",
+    ):
+        assert time.monotonic() < deadline, job
+        time.sleep(0.5)
+    assert (job["status"], job["imported"], job["files"]) == ("done", 6, 6), job
+
+    essays = client.post("/api/collections/", {"name": "essays"}, format="json").json()["id"]
+    data = (reuse / "susp" / suspicious_name).read_bytes()
+    suspicious = client.post(
+        f"/api/collections/{essays}/documents/",
+        {"file": SimpleUploadedFile(suspicious_name, data)},
+        format="multipart",
+    ).json()["id"]
+    wait_until_finished(lambda i: client.get(f"/api/documents/{i}/").json(), [suspicious])
+    report = client.get(f"/api/documents/{suspicious}/report/").json()
+    assert [entry["title"] for entry in report["sources"]] == [f"published/{source_name}"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from documents import selectors, services
+from documents import imports, selectors, services
 from documents.models import Collection, Document
 
 
@@ -59,6 +59,9 @@ class Command(BaseCommand):
             deleting = services.collections_delete_resume()
             if deleting:
                 self.stdout.write(f"Queued the deletion of {deleting} collection(s) again.")
+            unfinished = imports.imports_resume()
+            if unfinished:
+                self.stdout.write(f"Queued {unfinished} unfinished archive import(s) again.")
         if options["all"]:
             documents = Document.objects.filter(collection__deleting=False)
             if collections is not None:

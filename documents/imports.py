@@ -1,0 +1,186 @@
+"""Bulk imports started from the web page or the API of an archive.
+
+The uploaded files (ZIP batches, or documents) are stored in the media storage with an
+`ArchiveImport` row, and a Celery task on the bulk queue imports them with the engine the
+`import_archive` command uses (`documents.archive_import`), in the worker's own process (a
+Celery worker's processes cannot start others). After every chunk the row records what was
+read, imported, failed, found already there and skipped; the page follows it. The files are
+deleted once their documents are stored; a failed import keeps them, so it can be run again,
+and running again skips what was stored already (same content).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.utils import timezone
+
+from documents import archive_import, services
+from documents.archive_import import ImportFile, ImportReport, SkippedFile
+from documents.extraction import ExtractionError
+from documents.extraction.formats import resolve as resolve_format
+from documents.models import ArchiveImport, Collection
+
+logger = logging.getLogger(__name__)
+
+PROBLEMS_KEPT = 50  # failed and skipped files listed on the row; the rest are counted
+UPLOADS_FOLDER = "imports"
+
+
+def import_upload(*, collection: Collection, files: Sequence[tuple[str, bytes]]) -> ArchiveImport:
+    """Store `files` (name, content) and queue their import into the archive `collection`.
+    Raises services.UploadError for an assignment, no files, or a file that cannot be
+    imported at all (empty, too large, not a document nor a ZIP batch)."""
+    if collection.kind != Collection.Kind.ARCHIVE:
+        raise services.UploadError(
+            f"{collection.name!r} is an assignment: its documents are uploaded to be checked "
+            "one by one. Bulk imports are for archives."
+        )
+    if not files:
+        raise services.UploadError("Choose at least one file to import.")
+    names = [_name(name) for name, _ in files]
+    for name, (_, data) in zip(names, files, strict=True):
+        _importable(name, data)
+    stored: list[str] = []
+    try:
+        with transaction.atomic():
+            services.collection_open(collection)
+            job = ArchiveImport.objects.create(
+                collection=collection,
+                names=", ".join(names)[:500],
+                size=sum(len(data) for _, data in files),
+            )
+            for _, data in files:
+                where = f"{UPLOADS_FOLDER}/{job.id}/{len(stored) + 1}.upload"
+                stored.append(default_storage.save(where, ContentFile(data)))
+            job.uploads = [[where, name] for where, name in zip(stored, names, strict=True)]
+            job.save(update_fields=["uploads"])
+            transaction.on_commit(lambda: _enqueue(job.id))
+    except BaseException:
+        _delete(stored)
+        raise
+    return job
+
+
+def _name(name: str) -> str:
+    name = (name or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    if not name:
+        raise services.UploadError("A file has no name.")
+    return name
+
+
+def _importable(name: str, data: bytes) -> None:
+    """What an upload refuses at once; a ZIP batch's members are judged one by one later."""
+    if not data:
+        raise services.UploadError(f"{name} is empty.")
+    services.size_allowed(name, data)
+    if services.is_batch(name):
+        return
+    try:
+        resolve_format(name, data)
+    except ExtractionError as error:
+        raise services.UploadError(f"{name}: {error}.") from error
+
+
+def _enqueue(import_id: int) -> None:
+    from django.conf import settings
+
+    from documents.tasks import archive_import_task
+
+    archive_import_task.apply_async((import_id,), queue=settings.DOCUMENTS_BULK_QUEUE)
+
+
+def import_retry(*, job: ArchiveImport) -> None:
+    """Queue a failed import again (its files were kept); what it stored is skipped."""
+    if job.status != ArchiveImport.Status.FAILED:
+        raise services.UploadError("Only a failed import can be run again.")
+    with transaction.atomic():
+        ArchiveImport.objects.filter(id=job.id).update(
+            status=ArchiveImport.Status.QUEUED, error="", finished_at=None
+        )
+        transaction.on_commit(lambda: _enqueue(job.id))
+
+
+def imports_resume() -> int:
+    """Queue the imports that never finished again (the worker stopped, or the broker lost the
+    message); running one twice waits for the first and then finds it finished."""
+    ids = list(
+        ArchiveImport.objects.filter(
+            status__in=[ArchiveImport.Status.QUEUED, ArchiveImport.Status.RUNNING],
+            collection__deleting=False,
+        ).values_list("id", flat=True)
+    )
+    for import_id in ids:
+        _enqueue(import_id)
+    return len(ids)
+
+
+def import_run(*, import_id: int) -> None:
+    """The task's body: import the files of an unfinished import, recording its progress."""
+    job = ArchiveImport.objects.select_related("collection").filter(id=import_id).first()
+    if job is None or job.finished:
+        return
+    with archive_import.import_lock(job.collection_id):
+        job.refresh_from_db()
+        if job.finished:  # a copy of this task's message finished it while we waited
+            return
+        ArchiveImport.objects.filter(id=job.id).update(
+            status=ArchiveImport.Status.RUNNING, started_at=timezone.now()
+        )
+        try:
+            report = archive_import.archive_import(
+                job.collection, _items(job), processes=1, progress=lambda r: _record(job, r)
+            )
+        except services.UploadError as error:  # the archive is being deleted, say
+            _finish(job, ArchiveImport.Status.FAILED, error=str(error))
+            return
+        except Exception as error:
+            logger.exception("import %s failed", job.id)
+            _finish(job, ArchiveImport.Status.FAILED, error=f"The import stopped ({error}).")
+            return
+    _record(job, report)
+    if report.imported:
+        archive_import.vacuum_after_import()
+    _finish(job, ArchiveImport.Status.DONE)
+    _delete([where for where, _ in job.uploads])
+
+
+def _items(job: ArchiveImport) -> Iterator[ImportFile | SkippedFile]:
+    for where, name in job.uploads:
+        try:
+            with default_storage.open(where, "rb") as file:
+                data = file.read()
+        except OSError as error:
+            yield SkippedFile(name, f"the uploaded file is gone ({error.strerror or error})")
+            continue
+        yield from archive_import.file_items(name, name, "", data)
+
+
+def _record(job: ArchiveImport, report: ImportReport) -> None:
+    problems = [*report.failed[:PROBLEMS_KEPT], *report.skipped[:PROBLEMS_KEPT]]
+    ArchiveImport.objects.filter(id=job.id).update(
+        files=report.files,
+        imported=report.imported,
+        failed=len(report.failed),
+        duplicates=report.duplicates,
+        skipped=len(report.skipped),
+        problems=[list(p) for p in problems[:PROBLEMS_KEPT]],
+    )
+
+
+def _finish(job: ArchiveImport, status: str, *, error: str = "") -> None:
+    ArchiveImport.objects.filter(id=job.id).update(
+        status=status, error=error[:2000], finished_at=timezone.now()
+    )
+
+
+def _delete(names: Sequence[str]) -> None:
+    for name in names:
+        try:
+            default_storage.delete(name)
+        except OSError:
+            logger.warning("could not delete the uploaded file %s", name, exc_info=True)
