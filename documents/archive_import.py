@@ -200,18 +200,24 @@ def archive_import(
 
 
 @contextmanager
-def import_lock(collection_id: int) -> Iterator[None]:
-    """One import into an archive at a time, waited for: two at once would each store what
-    the other is storing (the checksums are compared before the chunk is written). A session
-    advisory lock, so it spans the import's transactions; taken again by the same session, it
-    is held until released as often."""
+def import_lock(collection_id: int, *, wait: bool = True) -> Iterator[bool]:
+    """One import into an archive at a time: two at once would each store what the other is
+    storing (the checksums are compared before the chunk is written). A session advisory lock,
+    so it spans the import's transactions; taken again by the same session, it is held until
+    released as often. Yields whether it is held: with `wait=False` it is not when another
+    import holds it."""
+    function = "pg_advisory_lock" if wait else "pg_try_advisory_lock"
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_lock(%s, %s::int)", [_LOCK_SPACE, collection_id])
+        cursor.execute(f"SELECT {function}(%s, %s::int)", [_LOCK_SPACE, collection_id])
+        held = wait or bool(cursor.fetchone()[0])
     try:
-        yield
+        yield held
     finally:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s, %s::int)", [_LOCK_SPACE, collection_id])
+        if held:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_advisory_unlock(%s, %s::int)", [_LOCK_SPACE, collection_id]
+                )
 
 
 def _import(

@@ -12,6 +12,7 @@ and running again skips what was stored already (same content).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator, Sequence
 
 from django.core.files.base import ContentFile
@@ -29,6 +30,7 @@ logger = logging.getLogger(__name__)
 
 PROBLEMS_KEPT = 50  # failed and skipped files listed on the row; the rest are counted
 UPLOADS_FOLDER = "imports"
+BUSY_RETRY_SECONDS = 30  # an import waiting for another one into its archive looks again after
 
 
 def import_upload(*, collection: Collection, files: Sequence[tuple[str, bytes]]) -> ArchiveImport:
@@ -86,12 +88,14 @@ def _importable(name: str, data: bytes) -> None:
         raise services.UploadError(f"{name}: {error}.") from error
 
 
-def _enqueue(import_id: int) -> None:
+def _enqueue(import_id: int, *, countdown: float = 0) -> None:
     from django.conf import settings
 
     from documents.tasks import archive_import_task
 
-    archive_import_task.apply_async((import_id,), queue=settings.DOCUMENTS_BULK_QUEUE)
+    archive_import_task.apply_async(
+        (import_id,), queue=settings.DOCUMENTS_BULK_QUEUE, countdown=countdown
+    )
 
 
 def import_retry(*, job: ArchiveImport) -> None:
@@ -107,7 +111,8 @@ def import_retry(*, job: ArchiveImport) -> None:
 
 def imports_resume() -> int:
     """Queue the imports that never finished again (the worker stopped, or the broker lost the
-    message); running one twice waits for the first and then finds it finished."""
+    message); a copy of a running import's message comes back until that one has finished,
+    and then finds it finished."""
     ids = list(
         ArchiveImport.objects.filter(
             status__in=[ArchiveImport.Status.QUEUED, ArchiveImport.Status.RUNNING],
@@ -124,7 +129,13 @@ def import_run(*, import_id: int) -> None:
     job = ArchiveImport.objects.select_related("collection").filter(id=import_id).first()
     if job is None or job.finished:
         return
-    with archive_import.import_lock(job.collection_id):
+    # Not waited for: a worker process waiting would take no other task meanwhile (with two,
+    # uploads would wait for the import too). Another import into the archive (or a copy of
+    # this one's message) holds the lock: this message comes back later.
+    with archive_import.import_lock(job.collection_id, wait=False) as held:
+        if not held:
+            _enqueue(job.id, countdown=BUSY_RETRY_SECONDS)
+            return
         job.refresh_from_db()
         if job.finished:  # a copy of this task's message finished it while we waited
             return
@@ -147,6 +158,7 @@ def import_run(*, import_id: int) -> None:
         archive_import.vacuum_after_import()
     _finish(job, ArchiveImport.Status.DONE)
     _delete([where for where, _ in job.uploads])
+    _folder_remove(job.id)
 
 
 def _items(job: ArchiveImport) -> Iterator[ImportFile | SkippedFile]:
@@ -176,6 +188,14 @@ def _finish(job: ArchiveImport, status: str, *, error: str = "") -> None:
     ArchiveImport.objects.filter(id=job.id).update(
         status=status, error=error[:2000], finished_at=timezone.now()
     )
+
+
+def _folder_remove(import_id: int) -> None:
+    """The import's folder, now empty (a local storage's; others have no folders)."""
+    try:
+        os.rmdir(default_storage.path(f"{UPLOADS_FOLDER}/{import_id}"))
+    except (NotImplementedError, OSError):
+        pass
 
 
 def _delete(names: Sequence[str]) -> None:

@@ -108,12 +108,18 @@
 
   // An archive's bulk imports: their status and counts while one is queued or running.
   var imports = document.getElementById("imports");
-  if (imports && imports.querySelector("li[data-import]:not([data-status=done]):not([data-status=failed])")) {
+  var followed = {};  // the imports unfinished when the page was rendered
+  if (imports) {
+    imports.querySelectorAll("li[data-import]").forEach(function (item) {
+      if (!FINISHED[item.dataset.status]) { followed[item.dataset.import] = item; }
+    });
+  }
+  if (Object.keys(followed).length) {
     poll(imports.dataset.importsUrl, function (jobs) {
       var running = 0;
       var failed = 0;
       jobs.forEach(function (job) {
-        var item = imports.querySelector('li[data-import="' + job.id + '"]');
+        var item = followed[job.id];
         if (!item) { return; }
         item.dataset.status = job.status;
         item.querySelector(".status").textContent = job.status_label;

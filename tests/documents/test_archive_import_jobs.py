@@ -9,11 +9,13 @@ import io
 import zipfile
 from pathlib import Path
 
+import psycopg
 import pytest
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
+from django.db import connection
 
 from documents import archive_import, imports, services
 from documents import tasks as document_tasks
@@ -72,6 +74,7 @@ def test_the_archive_page_imports_a_zip_in_bulk_through_the_worker(browser, arch
     assert job.summary == "3 files read: 2 imported, 1 skipped"
     assert job.started_at <= job.finished_at
     assert not any(default_storage.exists(where) for where in uploads(job))
+    assert not default_storage.exists(f"{imports.UPLOADS_FOLDER}/{job.id}")
     documents = Document.objects.filter(collection=archive)
     assert {(d.folder, d.filename, d.status) for d in documents} == {
         ("2019", "zh_source.txt", "done"),
@@ -164,6 +167,26 @@ def test_a_second_message_for_one_import_stores_nothing_twice(archive, importer)
     job.refresh_from_db()
     assert (job.status, job.imported, job.duplicates) == ("done", 2, 0)
     assert Document.objects.filter(collection=archive).count() == 2
+
+
+def test_an_import_into_a_busy_archive_comes_back_later_instead_of_holding_a_worker(
+    archive, importer
+):
+    with importer.capture(execute=True):
+        job = imports.import_upload(collection=archive, files=[("published.zip", batch())])
+    importer.queue.clear()
+    other = psycopg.connect(**connection.get_connection_params(), autocommit=True)
+    try:  # another import into the archive, in another session
+        other.execute("SELECT pg_advisory_lock(%s, %s)", [archive_import._LOCK_SPACE, archive.id])
+        imports.import_run(import_id=job.id)
+        assert importer.queue == [job.id]
+        assert ArchiveImport.objects.get(id=job.id).status == "queued"
+        assert not Document.objects.filter(collection=archive).exists()
+    finally:
+        other.close()
+
+    importer.run()
+    assert ArchiveImport.objects.get(id=job.id).status == "done"
 
 
 def test_an_interrupted_import_is_queued_again_at_start_up(archive, importer):
