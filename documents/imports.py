@@ -137,7 +137,7 @@ def import_run(*, import_id: int) -> None:
             _enqueue(job.id, countdown=BUSY_RETRY_SECONDS)
             return
         job.refresh_from_db()
-        if job.finished:  # a copy of this task's message finished it while we waited
+        if job.finished:  # a copy of this message finished it since the row was read
             return
         ArchiveImport.objects.filter(id=job.id).update(
             status=ArchiveImport.Status.RUNNING, started_at=timezone.now()
