@@ -15,6 +15,7 @@ import logging
 import os
 from collections.abc import Iterator, Sequence
 
+from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
@@ -22,8 +23,6 @@ from django.utils import timezone
 
 from documents import archive_import, services
 from documents.archive_import import ImportFile, ImportReport, SkippedFile
-from documents.extraction import ExtractionError
-from documents.extraction.formats import resolve as resolve_format
 from documents.models import ArchiveImport, Collection
 
 logger = logging.getLogger(__name__)
@@ -44,9 +43,9 @@ def import_upload(*, collection: Collection, files: Sequence[tuple[str, bytes]])
         )
     if not files:
         raise services.UploadError("Choose at least one file to import.")
-    names = [_name(name) for name, _ in files]
+    names = [services.file_name(name) for name, _ in files]
     for name, (_, data) in zip(names, files, strict=True):
-        _importable(name, data)
+        services.file_accepted(name, data, batch=services.is_batch(name))
     stored: list[str] = []
     try:
         with transaction.atomic():
@@ -68,29 +67,7 @@ def import_upload(*, collection: Collection, files: Sequence[tuple[str, bytes]])
     return job
 
 
-def _name(name: str) -> str:
-    name = (name or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
-    if not name:
-        raise services.UploadError("A file has no name.")
-    return name
-
-
-def _importable(name: str, data: bytes) -> None:
-    """What an upload refuses at once; a ZIP batch's members are judged one by one later."""
-    if not data:
-        raise services.UploadError(f"{name} is empty.")
-    services.size_allowed(name, data)
-    if services.is_batch(name):
-        return
-    try:
-        resolve_format(name, data)
-    except ExtractionError as error:
-        raise services.UploadError(f"{name}: {error}.") from error
-
-
 def _enqueue(import_id: int, *, countdown: float = 0) -> None:
-    from django.conf import settings
-
     from documents.tasks import archive_import_task
 
     archive_import_task.apply_async(

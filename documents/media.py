@@ -20,7 +20,8 @@ from django.utils import timezone
 from documents.imports import UPLOADS_FOLDER
 from documents.models import ArchiveImport, Document
 
-ORIGINALS_FOLDER = "originals"  # Document.original's upload_to
+# The top folder of Document.original's upload_to ("originals/%Y/%m/").
+ORIGINALS_FOLDER = Document._meta.get_field("original").upload_to.split("/")[0]
 
 
 @dataclass(frozen=True)

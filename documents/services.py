@@ -185,18 +185,10 @@ def document_upload(
     """Store the original file and queue its processing once the row is committed
     (`enqueue=False`: the caller runs `document_process` itself). A `template` is text every
     submission was given: never checked, and left out of the other documents' checks."""
-    filename = (filename or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
-    if not filename:
-        raise UploadError("The file has no name.")
+    filename = file_name(filename)
     if template:
         _template_allowed(collection)
-    if not data:
-        raise UploadError(f"{filename} is empty.")
-    size_allowed(filename, data)
-    try:  # told now, as a ZIP batch tells its members, not as a failed document later
-        resolve_format(filename, data)
-    except ExtractionError as error:
-        raise UploadError(f"{filename}: {error}.") from error
+    file_accepted(filename, data)
     with transaction.atomic():
         collection_open(collection)
         document = Document(
@@ -243,6 +235,29 @@ def document_upload_batch(
         more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
         raise UploadError(f"{filename} holds no document that can be checked: {reasons}{more}.")
     return BatchUpload(tuple(documents), tuple(skipped))
+
+
+def file_name(filename: str) -> str:
+    """An uploaded file's name without the folders a browser may send; UploadError if none."""
+    filename = (filename or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    if not filename:
+        raise UploadError("The file has no name.")
+    return filename
+
+
+def file_accepted(filename: str, data: bytes, *, batch: bool = False) -> None:
+    """Refuse at once (UploadError) an empty or too large file, and one that is no document:
+    told now, as a ZIP batch tells its members, not as a failed document later. A `batch` is
+    unpacked later, its members judged one by one."""
+    if not data:
+        raise UploadError(f"{filename} is empty.")
+    size_allowed(filename, data)
+    if batch:
+        return
+    try:
+        resolve_format(filename, data)
+    except ExtractionError as error:
+        raise UploadError(f"{filename}: {error}.") from error
 
 
 def size_allowed(filename: str, data: bytes) -> None:

@@ -26,6 +26,13 @@ from tests.documents.factories import DATA, WATER, CapturedTasks
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _media(settings, tmp_path):
+    """A media folder of the test's own: import folders are named by id, and ids start again
+    in every test database."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
 @pytest.fixture
 def importer(monkeypatch, django_capture_on_commit_callbacks):
     """The import tasks queued on commit, run in-process by `importer.run()`."""
