@@ -106,6 +106,7 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
         "ingest": ingest_figures,
         "copy_load": load,
         "curve": curve,
+        "lookup_result_form": _lookup_result_form(alias),
         "batch_all_pairs": all_pairs,
         "remove_at_largest_size": removal,
         "peer": {**peer, "ours_at_same_size": _point(curve, options.peer_docs)},
@@ -337,6 +338,18 @@ def _plan(alias: str, query) -> list[str]:  # type: ignore[no-untyped-def]
     heavy = index.heavy_features()  # as postings() does
     sql, params = index.lookup_statement(features, guard=max_df, heavy=heavy)
     return database.explain(alias, sql, params)
+
+
+def _lookup_result_form(alias: str) -> str:
+    """How the lookups sent their postings: the copydetect extension's one bytea, or two
+    arrays on a server without it (documents.pg_extension)."""
+    from django.db import connections
+
+    from documents.pg_extension import packing
+
+    connection = connections[alias]
+    connection.ensure_connection()
+    return "posting_pack bytea" if packing(connection.connection) else "array_agg bigint[] x2"
 
 
 def _machine() -> dict[str, object]:

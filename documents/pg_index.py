@@ -53,6 +53,7 @@ from documents.pg_copy import (
     copy_rows,
     posting_columns,
 )
+from documents.pg_extension import packing, unpack
 from documents.pg_lookup import (
     DF_TABLE,
     HEAVY_GENERATION,
@@ -257,8 +258,9 @@ class PostgresSentenceIndex:
         scope was applied (and their posting counts), and the heavy list it used."""
         connection = connections[self.using]
         heavy = None if guard is None else self.heavy_features()
-        sql, params = self.lookup_statement(features, guard=guard, heavy=heavy)
         connection.ensure_connection()
+        packed = packing(connection.connection)
+        sql, params = self.lookup_statement(features, guard=guard, heavy=heavy, packed=packed)
         # Prepared unless the database's OPTIONS decide about prepared statements themselves
         # (e.g. `prepare_threshold: None` behind a pooler that cannot keep them).
         lift = "prepare_threshold" not in connection.settings_dict.get("OPTIONS", {})
@@ -267,22 +269,42 @@ class PostgresSentenceIndex:
         with connection.wrap_database_errors, lookup_cursor(connection.connection) as cursor:
             execute_prepared(cursor, sql, params, lift=lift)
             row = cursor.fetchone()
-        if row is None or row[0] is None:  # array_agg of no rows
+        assert row is not None  # an aggregate's one row
+        width = 1 if packed else 2  # the postings' columns
+        if row[0] is None:  # no rows aggregated
             found = Postings.empty()
+        elif width == 1:
+            found = Postings(*unpack(row[0]))
         else:
             found = Postings(row[0], row[1])
         crowded = None
-        if row is not None and len(row) > 2:  # scoped: counted before the scope was applied
-            crowded = _array(row[2]), _array(row[3])
+        if len(row) > width:  # scoped: counted before the scope was applied
+            crowded = _array(row[width]), _array(row[width + 1])
         return found, crowded, heavy
 
     def lookup_statement(
-        self, features: Collection[int], *, guard: int | None, heavy: HeavyFeatures | None = None
+        self,
+        features: Collection[int],
+        *,
+        guard: int | None,
+        heavy: HeavyFeatures | None = None,
+        packed: bool | None = None,
     ) -> tuple[str, dict[str, object]]:
-        """The SQL and named parameters `postings` runs (for EXPLAIN in the benchmark)."""
+        """The SQL and named parameters `postings` runs (for EXPLAIN in the benchmark). The
+        postings come packed into one bytea when `packed`, by default when the connection has
+        the copydetect extension (`documents.pg_extension`)."""
+        if packed is None:
+            connection = connections[self.using]
+            connection.ensure_connection()
+            packed = packing(connection.connection)
         scope, scope_params = self._scope()
         sql, params = lookup_statement(
-            features, version=self.model_version, guard=guard, heavy=heavy, scope=scope
+            features,
+            version=self.model_version,
+            guard=guard,
+            heavy=heavy,
+            scope=scope,
+            packed=packed,
         )
         return sql, {**params, **scope_params}
 

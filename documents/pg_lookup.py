@@ -20,9 +20,12 @@ a 22.7M-posting archive, docs/benchmarks.md) and how this module keeps it down:
   list for the whole statement (not one per partition) keeps PostgreSQL's estimate of the
   generic plan low: with per-partition probes and a df table of 200k rows it planned every
   lookup anew (~1 ms each).
-- The postings come back as ONE row of two `bigint[]` (features, packed sentence references,
-  migration 0011) decoded by numpy (`Int8ArrayLoader`): ~5,000 rows of four columns cost ~3 ms
-  to send and turn into Python tuples, the two arrays a fraction of that.
+- The postings come back as ONE row: one bytea of (feature, packed sentence reference) pairs
+  made by the copydetect extension's `posting_pack` aggregate (`documents.pg_extension`), or,
+  on a server without it, two `bigint[]` (migration 0011) decoded by numpy
+  (`Int8ArrayLoader`). ~5,000 rows of four columns cost ~3 ms to send and turn into Python
+  tuples; the two arrays a fraction of that, of which PostgreSQL's per-element `array_send`
+  was ~1 ms; the bytea is sent as it is.
 - Unscoped lookups aggregate the partitions' rows straight out (no materialised CTE); the
   statement text is the same for every query, so it is prepared once per connection
   (`execute_prepared`) and PostgreSQL plans it generically after five executions: parsing and
@@ -39,6 +42,7 @@ import psycopg
 from psycopg.adapt import Buffer, Dumper, Loader
 from psycopg.pq import Format
 
+from documents.pg_extension import PACK_AGGREGATE
 from documents.pg_partition import partition_of
 
 POSTING_TABLE = "documents_posting"
@@ -189,26 +193,29 @@ _KEPT = (
 )
 
 
-def _statement(*, df: bool, scope: str) -> str:
+def _statement(*, df: bool, scope: str, packed: bool) -> str:
     ctes = [
         f"model AS MATERIALIZED (SELECT id FROM {MODEL_TABLE} WHERE model_version = %(version)s)"
     ]
     if df:
         ctes.append(_KEPT)
     branches = " UNION ALL ".join(_branch(r, df=df) for r in range(POSTING_PARTITIONS))
+    postings = _POSTINGS_PACKED if packed else _POSTINGS_ARRAYS
     if not scope:
-        return f"WITH {', '.join(ctes)} {_AGGREGATE} ({branches}) h"
+        return f"WITH {', '.join(ctes)} SELECT {postings} FROM ({branches}) h"
     ctes += [f"hits AS MATERIALIZED ({branches})", _CROWDED]
-    return f"WITH {', '.join(ctes)} {scope}"
+    return f"WITH {', '.join(ctes)} {scope.format(postings=postings)}"
 
 
-_AGGREGATE = "SELECT array_agg(feature), array_agg(ref) FROM"  # NULLs when nothing was found
+# The postings of a lookup, as one row: NULL(s) when nothing was found.
+_POSTINGS_ARRAYS = "array_agg(h.feature), array_agg(h.ref)"
+_POSTINGS_PACKED = f"{PACK_AGGREGATE}(h.feature, h.ref)"  # documents.pg_extension.unpack
 _DOCUMENT = "(h.ref >> 32)"  # the document of a reference (detection.pack_refs)
 # A scoped lookup also returns the features with more than %(crowded)s postings before the scope
 # was applied (all documents of the model) and their posting counts: the ones worth counting
-# for DF_TABLE (the `crowded` CTE of `_statement`).
+# for DF_TABLE (the `crowded` CTE of `_statement`). `{postings}`: one of the _POSTINGS_* forms.
 _SCOPED = (
-    "SELECT array_agg(h.feature), array_agg(h.ref), (SELECT array_agg(feature) FROM crowded),"
+    "SELECT {postings}, (SELECT array_agg(feature) FROM crowded),"
     " (SELECT array_agg(n) FROM crowded) FROM hits h WHERE"
 )
 _CROWDED = (
@@ -233,12 +240,14 @@ def lookup_statement(
     guard: int | None,
     heavy: HeavyFeatures | None,
     scope: str = "",
+    packed: bool = False,
 ) -> tuple[str, dict[str, object]]:
     """The SQL and parameters of one lookup; `scope` is "" or one of the SCOPE_* selects
     (their parameters are the caller's). Features listed in `heavy` above `guard` are
     checked in the df table and left out if their recorded df still exceeds it (none when
     `guard` is None); the statement has no df probe at all when no feature is listed above
-    the guard."""
+    the guard. `packed`: the postings come back as `posting_pack`'s one bytea (the copydetect
+    extension) instead of two arrays."""
     if isinstance(features, np.ndarray):
         wanted = np.sort(features.astype(np.int64, copy=False))
     else:
@@ -255,7 +264,7 @@ def lookup_statement(
         params["h"] = Int8Array(wanted[listed_above])
         params["hr"] = Int8Array(partitions[listed_above])
         params["guard"] = guard
-    return _statement(df=checked, scope=scope), params
+    return _statement(df=checked, scope=scope, packed=packed), params
 
 
 def _route(

@@ -501,12 +501,12 @@ def test_a_failed_lookup_leaves_the_threshold_and_the_next_lookup_works(collecti
     document, analysis = make_document(collection, {1})
     index = PostgresSentenceIndex(model_version=V1)
     index.add(document.id, analysis)
-    good = pg_lookup._AGGREGATE
-    monkeypatch.setattr(pg_lookup, "_AGGREGATE", "SELECT no_such_column FROM")
-    with pytest.raises(DatabaseError), transaction.atomic():
-        index.postings({1}, max_df=None)
+    with monkeypatch.context() as broken:
+        for form in ("_POSTINGS_ARRAYS", "_POSTINGS_PACKED"):
+            broken.setattr(pg_lookup, form, "no_such_column")
+        with pytest.raises(DatabaseError), transaction.atomic():
+            index.postings({1}, max_df=None)
     assert connection.connection.prepare_threshold is None
-    monkeypatch.setattr(pg_lookup, "_AGGREGATE", good)
     assert len(index.postings({1}, max_df=None)) == 1
 
 
