@@ -104,6 +104,31 @@ def checkpoint(alias: str) -> bool:
     return True
 
 
+def settle(alias: str) -> None:
+    """Leave autovacuum nothing to do before timings: the document rows vacuumed and
+    analysed (the posting and df tables are, by `PostgresSentenceIndex.vacuum`), and the
+    posting BRIN ranges that loads asked autovacuum to summarise summarised now. Otherwise
+    autovacuum workers do that work during the next timings, on the same two cores."""
+    with connections[alias].cursor() as cursor:
+        cursor.execute("VACUUM (ANALYZE) documents_document")
+        cursor.execute(
+            "SELECT brin_summarize_new_values(i.indexrelid) FROM pg_index i"
+            " JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam"
+            " WHERE a.amname = 'brin' AND i.indrelid IN"
+            " (SELECT relid FROM pg_partition_tree('documents_posting'::regclass) WHERE isleaf)"
+        )
+
+
+def autovacuum_runs(alias: str) -> dict[str, int]:
+    """Autovacuum and autoanalyze runs finished so far, per table of this database (the
+    difference over a timing says whether autovacuum worked beside it)."""
+    with connections[alias].cursor() as cursor:
+        cursor.execute(
+            "SELECT relname, autovacuum_count + autoanalyze_count FROM pg_stat_user_tables"
+        )
+        return {name: int(runs) for name, runs in cursor.fetchall()}
+
+
 def sequences_reset(alias: str) -> None:
     """Move the id sequence past the explicit ids the loader used."""
     with connections[alias].cursor() as cursor:

@@ -257,18 +257,26 @@ def _grow(recombiner, options, alias, collection_id, loaded, queries, say, truth
         # Statistics and the visibility map fresh at every size (what autovacuum does after
         # 2 % new postings, migration 0004), so lookups get Index Only Scans.
         index.vacuum()
+        database.settle(alias)
         database.sequences_reset(alias)
         # The load's dirty pages written before the timings, as pgbench does: otherwise the
         # checkpoint that the load's WAL triggers spreads its writes (GBs, minutes) over the
         # measurements of the next sizes.
         checkpointed = database.checkpoint(alias)
         say(f"measuring latency at {size} documents")
+        autovacuum_before = database.autovacuum_runs(alias)
         measured = latency.check_latency(index, queries)
         # The sources present at this size (the real documents are the first ones loaded).
         present = [frozenset(corpus.document_id(i) for i in t if i < size) for t in truth]
         point = _curve_point(alias, size, measured, present)
         point["checkpoint_before_latency"] = checkpointed
         point["typical"] = latency.latency_summary(latency.check_latency(index, typical))
+        after = database.autovacuum_runs(alias)
+        point["autovacuum_runs_during_latency"] = {
+            table: runs - autovacuum_before.get(table, 0)
+            for table, runs in sorted(after.items())
+            if runs > autovacuum_before.get(table, 0)
+        }
         curve.append(point)
     load = {
         "documents": clock.documents,
