@@ -490,10 +490,14 @@ def _document(collection: Collection, ready: _Ready, xid: int) -> Document:
     return document
 
 
-def vacuum_after_import() -> bool:
-    """VACUUM (ANALYZE) the postings so lookups are Index Only Scans at once; False when the
-    caller is inside a transaction (autovacuum will do it)."""
+def index_refresh_after_import() -> bool:
+    """What a bulk load leaves undone: the archive's heavy features recorded (no check met
+    them, `PostgresSentenceIndex.record_heavy_features`), then VACUUM (ANALYZE) of the
+    postings so lookups are Index Only Scans at once. Returns False when the caller is inside
+    a transaction, which VACUUM cannot run in (autovacuum will do it)."""
+    index = PostgresSentenceIndex(model_version=selectors.current_model_version())
+    index.record_heavy_features()
     if connection.in_atomic_block:
         return False
-    PostgresSentenceIndex(model_version=selectors.current_model_version()).vacuum()
+    index.vacuum()
     return True

@@ -92,6 +92,8 @@ _HEAVY_CHECK_SECONDS = 1.0
 _HEAVY_READ_SPACING = 20.0
 
 _HEAVY: dict[tuple[str, str, str], HeavyFeatures] = {}  # per database server and name
+# Two counts of one feature's documents, each made in its own snapshot, are both lower bounds.
+_KEEP_LARGER_DF = f"ON CONFLICT (feature) DO UPDATE SET df = GREATEST({DF_TABLE}.df, EXCLUDED.df)"
 # The indexed-document counter (migration 0008) is append-only; every COMPACT_EVERY-th
 # add_many of a process folds its rows.
 COUNT_TABLE = "documents_index_documents"
@@ -208,6 +210,42 @@ class PostgresSentenceIndex:
         with connection.cursor() as cursor:
             cursor.execute(f"VACUUM (ANALYZE) {POSTING_TABLE}")
             cursor.execute(f"VACUUM (ANALYZE) {DF_TABLE}")
+
+    def record_heavy_features(self) -> int:
+        """Count and record every heavy feature of the index now (in more than HEAVY_FLOOR
+        documents), as lookups do for the ones they meet; returns how many are recorded.
+
+        For bulk loads (`manage.py import_archive`, the page's import): nothing checks their
+        documents, so no lookup has met their common features, and the first checks against
+        the new archive would fetch every posting of each until it learnt it (measured on
+        the benchmark's 100k archive, df table emptied: 12 of 100 worst-case queries fetched
+        up to 72,518 postings to keep 6,757; lookup p95 20.9 ms against 10.2 once learnt).
+
+        Per partition, one scan of its covering btree in feature order (a streaming group
+        count, no hash table: ~0.7 s per 2.8M postings here) finds the features with more
+        than HEAVY_FLOOR postings; their documents are then counted exactly and upserted
+        keeping the larger count, in feature order, one transaction per partition (a lock
+        order the removal function shares). Over the postings of every model, as lookups
+        count."""
+        recorded = 0
+        for r in range(POSTING_PARTITIONS):
+            table = f"{POSTING_TABLE}_p{r}"
+            with transaction.atomic(using=self.using), connections[self.using].cursor() as cursor:
+                cursor.execute("SET LOCAL enable_hashagg = off")  # stream the btree's order
+                cursor.execute("SET LOCAL jit = off")  # compiling costs more than it saves
+                cursor.execute(
+                    f"INSERT INTO {DF_TABLE} (feature, df)"
+                    f" SELECT feature, count(DISTINCT ref >> 32) FROM {table}"
+                    f" WHERE feature = ANY(ARRAY(SELECT feature FROM {table}"
+                    "  GROUP BY feature HAVING count(*) > %(floor)s))"
+                    " GROUP BY feature HAVING count(DISTINCT ref >> 32) > %(floor)s"
+                    f" ORDER BY feature {_KEEP_LARGER_DF}",
+                    {"floor": HEAVY_FLOOR},
+                )
+                recorded += max(cursor.rowcount, 0)
+                if cursor.rowcount > 0:
+                    transaction.on_commit(self._bump_generation, using=self.using)
+        return recorded
 
     # --- the SentenceIndex protocol -----------------------------------------------------
 
@@ -350,8 +388,7 @@ class PostgresSentenceIndex:
                     cursor.execute(
                         f"INSERT INTO {DF_TABLE} (feature, df)"
                         " SELECT * FROM unnest(%s::bigint[], %s::bigint[]::int[]) ORDER BY 1"
-                        f" ON CONFLICT (feature) DO UPDATE"
-                        f" SET df = GREATEST({DF_TABLE}.df, EXCLUDED.df)",
+                        f" {_KEEP_LARGER_DF}",
                         [Int8Array(counted[heavy_now]), Int8Array(dfs[heavy_now])],
                     )
                     stored = True

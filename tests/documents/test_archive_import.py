@@ -190,6 +190,28 @@ def test_the_command_creates_the_archive_and_reports_what_it_did(owner, folder):
     assert "4 already in the archive" in again.getvalue()
 
 
+def test_an_import_records_the_features_common_to_its_documents(owner, tmp_path, monkeypatch):
+    """No check meets a bulk load's features, so the import counts its heavy ones itself:
+    the first checks against the new archive need not fetch them to learn them."""
+    from documents import pg_index
+
+    monkeypatch.setattr(pg_index, "HEAVY_FLOOR", 2)  # three documents make a feature heavy
+    for n, extra in enumerate(["The river was low.", "Birds came early.", "Rain fell at dusk."]):
+        (tmp_path / f"{n}.txt").write_text(f"{WATER}\n\n{extra}\n", encoding="utf-8")
+    call_command(
+        "import_archive", str(tmp_path), archive="Heavy", owner="owner", processes=1,
+        stdout=io.StringIO(), stderr=io.StringIO(),
+    )  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT feature, df FROM documents_feature_df")
+        recorded = dict(cursor.fetchall())
+        cursor.execute(
+            "SELECT feature, count(DISTINCT ref >> 32) FROM documents_posting GROUP BY feature"
+        )
+        counted = dict(cursor.fetchall())
+    assert recorded and recorded == {f: n for f, n in counted.items() if n > 2}
+
+
 @pytest.mark.parametrize(
     "arguments, message",
     [

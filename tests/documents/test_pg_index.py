@@ -379,6 +379,37 @@ def test_heavy_features_are_learnt_and_never_returned_above_max_df(committed_ind
 
 
 @pytest.mark.django_db(transaction=True)
+def test_record_heavy_features_counts_documents_not_postings_and_keeps_larger_counts(
+    committed_index, monkeypatch
+):
+    """A bulk load's heavy features recorded before any lookup met them (the import's end)."""
+    from documents import pg_index
+
+    monkeypatch.setattr(pg_index, "_HEAVY_CHECK_SECONDS", 0.0)  # see every generation at once
+    monkeypatch.setattr(pg_index, "_HEAVY_READ_SPACING", 0.0)
+    heavy, repeated, light, raised = 1, 2, 3, 4
+    index = PostgresSentenceIndex(model_version=V1)
+    items = []
+    for k in range(60):
+        # `repeated`: 120 postings in 30 documents (two sentences each): not heavy.
+        sentences = [{heavy, raised}, {repeated} if k < 30 else {light}]
+        if k < 30:
+            sentences.append({repeated})
+        items.append(make_document(committed_index, *sentences))
+    index.add_many([(d.id, a) for d, a in items])
+    with connection.cursor() as cursor:  # an earlier, larger count of `raised` stays
+        cursor.execute("INSERT INTO documents_feature_df (feature, df) VALUES (%s, 90)", [raised])
+    generation = index.heavy_features().generation
+    assert index.record_heavy_features() == 2
+    assert (df_of(heavy), df_of(raised), df_of(repeated), df_of(light)) == (60, 90, None, None)
+    assert index.heavy_features().generation > generation  # other processes re-read
+    assert {f for f, *_ in index.postings({heavy, repeated, light}, max_df=55)} == {
+        repeated,
+        light,
+    }
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_recorded_df_above_the_limit_keeps_a_feature_from_being_fetched(committed_index):
     listed, other = 1, 2
     index = PostgresSentenceIndex(model_version=V1)

@@ -70,8 +70,11 @@ class Command(BaseCommand):
             )
         except services.UploadError as error:
             raise CommandError(str(error)) from error
-        if report.imported and archive_import.vacuum_after_import():
-            self.stdout.write("Postings vacuumed and analysed: lookups use the index at once.")
+        if report.imported and archive_import.index_refresh_after_import():
+            self.stdout.write(
+                "Heavy features recorded, postings vacuumed and analysed: lookups use the"
+                " index at once."
+            )
         self._summary(report)
 
     def _archive(self, wanted: str, owner_name: str | None) -> Collection:
