@@ -490,14 +490,18 @@ def _document(collection: Collection, ready: _Ready, xid: int) -> Document:
     return document
 
 
-def index_refresh_after_import() -> bool:
-    """What a bulk load leaves undone: the archive's heavy features recorded (no check met
-    them, `PostgresSentenceIndex.record_heavy_features`), then VACUUM (ANALYZE) of the
-    postings so lookups are Index Only Scans at once. Returns False when the caller is inside
-    a transaction, which VACUUM cannot run in (autovacuum will do it)."""
+def index_refresh_after_import(document_ids: Sequence[int]) -> bool:
+    """What a bulk load of `document_ids` leaves undone: VACUUM (ANALYZE) of the postings, so
+    lookups are Index Only Scans at once, then their heavy features recorded (no check met
+    them, `PostgresSentenceIndex.record_heavy_features`; after the VACUUM, so its scan needs
+    no heap visits) and the df table vacuumed. Returns False when the caller is inside a
+    transaction, which VACUUM cannot run in (the features are recorded; autovacuum will
+    vacuum)."""
     index = PostgresSentenceIndex(model_version=selectors.current_model_version())
-    index.record_heavy_features()
     if connection.in_atomic_block:
+        index.record_heavy_features(document_ids)
         return False
     index.vacuum()
+    index.record_heavy_features(document_ids)
+    index.vacuum(postings=False)
     return True

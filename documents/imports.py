@@ -132,7 +132,7 @@ def import_run(*, import_id: int) -> None:
             return
     _record(job, report)
     if report.imported:
-        archive_import.index_refresh_after_import()
+        archive_import.index_refresh_after_import(report.document_ids)
     _finish(job, ArchiveImport.Status.DONE)
     _delete([where for where, _ in job.uploads])
     _folder_remove(job.id)

@@ -92,8 +92,16 @@ _HEAVY_CHECK_SECONDS = 1.0
 _HEAVY_READ_SPACING = 20.0
 
 _HEAVY: dict[tuple[str, str, str], HeavyFeatures] = {}  # per database server and name
-# Two counts of one feature's documents, each made in its own snapshot, are both lower bounds.
-_KEEP_LARGER_DF = f"ON CONFLICT (feature) DO UPDATE SET df = GREATEST({DF_TABLE}.df, EXCLUDED.df)"
+# Two counts of one feature's documents, each made in its own snapshot, are both lower bounds:
+# the larger is kept (and a row is only rewritten when it grows).
+_KEEP_LARGER_DF = (
+    f"ON CONFLICT (feature) DO UPDATE SET df = EXCLUDED.df WHERE EXCLUDED.df > {DF_TABLE}.df"
+)
+# `record_heavy_features(documents)` counts only the documents' own features when they are
+# fewer than this share of the index, in at most MAX_RUNS runs of consecutive ids (the limit
+# of the removal function, migration 0020); a larger load scans the whole index.
+HEAVY_TARGETED_SHARE = 0.05
+MAX_RUNS = 200
 # The indexed-document counter (migration 0008) is append-only; every COMPACT_EVERY-th
 # add_many of a process folds its rows.
 COUNT_TABLE = "documents_index_documents"
@@ -200,20 +208,23 @@ class PostgresSentenceIndex:
             cursor.execute(f"ANALYZE {POSTING_TABLE}")
             cursor.execute(f"ANALYZE {DF_TABLE}")
 
-    def vacuum(self) -> None:
-        """VACUUM (ANALYZE) the postings and df after a bulk load, outside any transaction:
-        sets the visibility map, so lookups are Index Only Scans without heap visits at once
-        (autovacuum does the same after 2 % new rows, migration 0004)."""
+    def vacuum(self, *, postings: bool = True) -> None:
+        """VACUUM (ANALYZE) the postings (unless `postings` is False) and df after a bulk
+        load, outside any transaction: sets the visibility map, so lookups are Index Only
+        Scans without heap visits at once (autovacuum does the same after 2 % new rows,
+        migration 0004)."""
         connection = connections[self.using]
         if connection.in_atomic_block:
             raise RuntimeError("VACUUM cannot run inside a transaction; call vacuum() outside.")
         with connection.cursor() as cursor:
-            cursor.execute(f"VACUUM (ANALYZE) {POSTING_TABLE}")
+            if postings:
+                cursor.execute(f"VACUUM (ANALYZE) {POSTING_TABLE}")
             cursor.execute(f"VACUUM (ANALYZE) {DF_TABLE}")
 
-    def record_heavy_features(self) -> int:
-        """Count and record every heavy feature of the index now (in more than HEAVY_FLOOR
-        documents), as lookups do for the ones they meet; returns how many are recorded.
+    def record_heavy_features(self, documents: Collection[int] | None = None) -> int:
+        """Count and record the heavy features (in more than HEAVY_FLOOR documents) of the
+        index, as lookups do for the ones they meet; returns how many recorded counts were
+        added or raised.
 
         For bulk loads (`manage.py import_archive`, the page's import): nothing checks their
         documents, so no lookup has met their common features, and the first checks against
@@ -221,29 +232,63 @@ class PostgresSentenceIndex:
         the benchmark's 100k archive, df table emptied: 12 of 100 worst-case queries fetched
         up to 72,518 postings to keep 6,757; lookup p95 20.9 ms against 10.2 once learnt).
 
-        Per partition, one scan of its covering btree in feature order (a streaming group
-        count, no hash table: ~0.7 s per 2.8M postings here) finds the features with more
-        than HEAVY_FLOOR postings; their documents are then counted exactly and upserted
-        keeping the larger count, in feature order, one transaction per partition (a lock
-        order the removal function shares). Over the postings of every model, as lookups
-        count."""
+        `documents`: the documents a load added. When they are few (under
+        HEAVY_TARGETED_SHARE of the indexed documents, in at most MAX_RUNS runs of
+        consecutive ids) only their features are counted, found through the ref ranges of
+        their runs (the BRIN index). Otherwise, or without `documents`, each partition's
+        covering btree is scanned in feature order (a streaming group count, no hash table;
+        seconds per 10M postings, docs/benchmarks.md) for the features with more than
+        HEAVY_FLOOR postings.
+        The candidates' documents are then counted exactly and upserted keeping the larger
+        count, in feature order, one transaction per partition, over the postings of every
+        model (as lookups count). Writers of the partition wait while it is counted: a
+        removal committing between the count's snapshot and its upsert would leave a count
+        above the true df, which must stay a lower bound."""
+        runs = None
+        if documents is not None:
+            ids = np.unique(np.fromiter(documents, np.int64))
+            if not len(ids):
+                return 0
+            runs = _runs(ids)
+            if len(runs[0]) > MAX_RUNS or len(ids) > HEAVY_TARGETED_SHARE * self._count():
+                runs = None  # a large load: scanning everything costs less per feature
+        params: dict[str, object] = {"floor": HEAVY_FLOOR}
+        if runs is not None:
+            params.update(firsts=Int8Array(runs[0]), lasts=Int8Array(runs[1]))
+        connection = connections[self.using]
         recorded = 0
         for r in range(POSTING_PARTITIONS):
             table = f"{POSTING_TABLE}_p{r}"
-            with transaction.atomic(using=self.using), connections[self.using].cursor() as cursor:
-                cursor.execute("SET LOCAL enable_hashagg = off")  # stream the btree's order
-                cursor.execute("SET LOCAL jit = off")  # compiling costs more than it saves
-                cursor.execute(
-                    f"INSERT INTO {DF_TABLE} (feature, df)"
-                    f" SELECT feature, count(DISTINCT ref >> 32) FROM {table}"
-                    f" WHERE feature = ANY(ARRAY(SELECT feature FROM {table}"
-                    "  GROUP BY feature HAVING count(*) > %(floor)s))"
-                    " GROUP BY feature HAVING count(DISTINCT ref >> 32) > %(floor)s"
-                    f" ORDER BY feature {_KEEP_LARGER_DF}",
-                    {"floor": HEAVY_FLOOR},
+            if runs is None:
+                candidates = (
+                    f"SELECT feature FROM {table} GROUP BY feature HAVING count(*) > %(floor)s"
                 )
-                recorded += max(cursor.rowcount, 0)
-                if cursor.rowcount > 0:
+            else:
+                candidates = (
+                    f"SELECT DISTINCT p.feature FROM {table} p"
+                    " JOIN unnest(%(firsts)s, %(lasts)s) AS r(first, last)"
+                    " ON p.ref BETWEEN r.first << 32 AND (r.last << 32) | 4294967295"
+                )
+            with transaction.atomic(using=self.using):
+                connection.ensure_connection()
+                with (
+                    connection.wrap_database_errors,
+                    lookup_cursor(connection.connection) as cursor,
+                ):
+                    cursor.execute(f"LOCK TABLE {table} IN SHARE MODE")
+                    cursor.execute("SET LOCAL enable_hashagg = off")  # stream the btree's order
+                    cursor.execute("SET LOCAL jit = off")  # compiling costs more than it saves
+                    cursor.execute(
+                        f"INSERT INTO {DF_TABLE} (feature, df)"
+                        f" SELECT feature, count(DISTINCT ref >> 32) FROM {table}"
+                        f" WHERE feature = ANY(ARRAY({candidates}))"
+                        " GROUP BY feature HAVING count(DISTINCT ref >> 32) > %(floor)s"
+                        f" ORDER BY feature {_KEEP_LARGER_DF}",
+                        params,
+                    )
+                    changed = max(cursor.rowcount, 0)
+                recorded += changed
+                if changed:
                     transaction.on_commit(self._bump_generation, using=self.using)
         return recorded
 
@@ -297,7 +342,8 @@ class PostgresSentenceIndex:
         connection = connections[self.using]
         heavy = None if guard is None else self.heavy_features()
         connection.ensure_connection()
-        packed = packing(connection.connection)
+        with connection.wrap_database_errors:
+            packed = packing(connection.connection)
         sql, params = self.lookup_statement(features, guard=guard, heavy=heavy, packed=packed)
         # Prepared unless the database's OPTIONS decide about prepared statements themselves
         # (e.g. `prepare_threshold: None` behind a pooler that cannot keep them).
@@ -334,7 +380,8 @@ class PostgresSentenceIndex:
         if packed is None:
             connection = connections[self.using]
             connection.ensure_connection()
-            packed = packing(connection.connection)
+            with connection.wrap_database_errors:
+                packed = packing(connection.connection)
         scope, scope_params = self._scope()
         sql, params = lookup_statement(
             features,
@@ -600,6 +647,12 @@ def _document_counts(found: Postings, features: np.ndarray) -> tuple[np.ndarray,
     first[1:] = (kept[1:] != kept[:-1]) | (documents[1:] != documents[:-1])
     counted, dfs = np.unique(kept[first], return_counts=True)
     return counted, dfs.astype(np.int64)
+
+
+def _runs(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first and last id of each run of consecutive ids in `ids` (sorted, distinct)."""
+    breaks = np.flatnonzero(np.diff(ids) != 1) + 1
+    return ids[np.r_[0, breaks]], ids[np.r_[breaks - 1, len(ids) - 1]]
 
 
 def _counted(features: np.ndarray, floor: int) -> tuple[np.ndarray, np.ndarray]:

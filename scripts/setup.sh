@@ -12,10 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # package has none for this Python). wordnet-sense-index: NLTK's reader opens index.sense.
 # Fonts are only Recommends of chromium (not installed with --no-install-recommends); the
 # CJK one lets headless Chromium lay out Chinese text instead of empty boxes.
-# postgresql-server-dev-all: the server headers and PGXS of Debian's PostgreSQL, to build the
-# copydetect extension (documents/pgext).
-SYSTEM_PACKAGES=(make build-essential python3 python3-venv python3-dev postgresql
-    postgresql-server-dev-all redis-server redis-tools wordnet-base wordnet-sense-index chromium chromium-driver
+SYSTEM_PACKAGES=(make build-essential python3 python3-venv python3-dev postgresql redis-server redis-tools wordnet-base wordnet-sense-index chromium chromium-driver
     fonts-liberation fonts-wqy-zenhei)
 
 VENV="$ROOT/.venv"
@@ -53,30 +50,44 @@ setup_packages() {
 
 # documents/pgext, the copydetect PostgreSQL extension (the lookup's postings packed into one
 # bytea; docs/architecture.md), built with PGXS for the server services.sh runs and installed
-# into its directories (root or sudo). A stamp beside the installed control file records what
-# was built; nothing is done while it matches. The build runs in a scratch copy, so the tree
-# gets no root-owned objects. Without the extension (COPYDETECT_PGEXT=off, no root, a server
-# without headers) the lookups aggregate with array_agg: the same results, ~1 ms slower.
+# into its directories. It is optional: without root or sudo, without the server headers
+# (Debian's postgresql-server-dev-all, installed here when missing), or with
+# COPYDETECT_PGEXT=off, this says why and goes on, and lookups aggregate with array_agg (the
+# same results, ~1 ms slower). A stamp beside the installed control file records what was
+# built from (its four source files and the server version); nothing is done while it
+# matches. The build runs in a scratch copy of the sources, so the tree gets no objects.
+PGEXT_SOURCES=(Makefile copydetect.c copydetect.control copydetect--1.0.sql)
+
 setup_pgext() {
     if [ "${COPYDETECT_PGEXT:-on}" = off ]; then
         log "copydetect extension not installed (COPYDETECT_PGEXT=off)"
         return 0
     fi
+    if [ "$IS_ROOT" -eq 0 ] && ! sudo -n true 2>/dev/null; then
+        log "not root and sudo asks for a password: the copydetect extension is not installed" \
+            "(run 'sudo -v' first to install it)"
+        return 0
+    fi
     local pg_config
     pg_config="$(pg_bindir)/pg_config"
     if [ ! -x "$pg_config" ]; then
-        log "no $pg_config (server headers): the copydetect extension is not built"
+        log "installing postgresql-server-dev-all (headers to build documents/pgext)"
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+            --no-install-recommends postgresql-server-dev-all ||
+            { as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+                as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+                    --no-install-recommends postgresql-server-dev-all; } || true
+    fi
+    if [ ! -x "$pg_config" ]; then
+        log "no $pg_config: the copydetect extension is not built (lookups use array_agg)"
         return 0
     fi
-    if [ "$IS_ROOT" -eq 0 ] && ! command -v sudo >/dev/null; then
-        log "not root and no sudo: the copydetect extension is not installed"
-        return 0
-    fi
-    local sharedir libdir want have="" stamp scratch
+    local sharedir libdir want have="" stamp scratch file
     sharedir="$("$pg_config" --sharedir)/extension"
     libdir="$("$pg_config" --pkglibdir)"
     stamp="$sharedir/copydetect.sha256"
-    want="$( (cat "$ROOT"/documents/pgext/* && "$pg_config" --version) | sha256sum | cut -d' ' -f1)"
+    want="$( (for file in "${PGEXT_SOURCES[@]}"; do cat "$ROOT/documents/pgext/$file"; done
+        "$pg_config" --version) | sha256sum | cut -d' ' -f1)"
     [ -f "$stamp" ] && have="$(cat "$stamp")"
     if [ "$want" = "$have" ] && [ -f "$libdir/copydetect.so" ]; then
         log "copydetect extension up to date"
@@ -84,13 +95,15 @@ setup_pgext() {
     fi
     log "building the copydetect extension (documents/pgext) for $("$pg_config" --version)"
     scratch="$(mktemp -d)"
-    cp "$ROOT"/documents/pgext/* "$scratch/"
-    # with_llvm=no: no JIT bitcode, so clang is not needed.
-    make -s -C "$scratch" with_llvm=no PG_CONFIG="$pg_config" >/dev/null ||
-        die "building documents/pgext failed (see the compiler output above)"
-    as_root make -s -C "$scratch" with_llvm=no PG_CONFIG="$pg_config" install >/dev/null ||
-        die "installing documents/pgext into $libdir failed"
-    echo "$want" | as_root tee "$stamp" >/dev/null
+    for file in "${PGEXT_SOURCES[@]}"; do cp "$ROOT/documents/pgext/$file" "$scratch/"; done
+    # with_llvm=no: no JIT bitcode to build and install (the extension has nothing to inline).
+    if make -s -C "$scratch" with_llvm=no PG_CONFIG="$pg_config" >/dev/null &&
+        as_root make -s -C "$scratch" with_llvm=no PG_CONFIG="$pg_config" install >/dev/null &&
+        echo "$want" | as_root tee "$stamp" >/dev/null; then
+        log "copydetect extension installed into $libdir"
+    else
+        log "building or installing documents/pgext failed (above): lookups use array_agg"
+    fi
     rm -rf "$scratch"
 }
 

@@ -4,7 +4,8 @@
  * posting_pack(feature bigint, ref bigint) -> bytea
  *     An aggregate: the (feature, ref) pairs of its rows as one bytea of 16 bytes per row,
  *     each value big-endian (network order, as PostgreSQL's own binary formats), in the order
- *     the rows arrive. NULL when there were no rows; rows with a NULL are skipped.
+ *     the rows arrive. Rows with a NULL are skipped: NULL when there were no rows, an empty
+ *     bytea when every row had a NULL.
  *
  * Why: a worst-case lookup returns ~5,000 postings. As two bigint[] (array_agg) PostgreSQL
  * sends them with array_send, which calls int8send through the function manager for every

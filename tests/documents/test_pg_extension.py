@@ -157,3 +157,17 @@ def test_ensure_extension_creates_it_again_and_tolerates_a_server_without_it(
     with caplog.at_level(logging.INFO, logger="documents.pg_extension"):
         assert not pg_extension.ensure_extension()
     assert "offers no copydetect_not_offered extension" in caplog.text
+
+
+def test_ensure_extension_logs_and_goes_on_when_the_role_may_not_create_it(monkeypatch, caplog):
+    """An untrusted extension the server offers: the app's role (not a superuser) may not
+    create it; migrate must still finish."""
+    [(superuser,)] = execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+    offered = execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pgstattuple'")
+    if superuser or not offered:
+        pytest.skip("needs a role that is not a superuser and the pgstattuple extension")
+    monkeypatch.setattr(pg_extension, "EXTENSION", "pgstattuple")
+    with caplog.at_level(logging.WARNING, logger="documents.pg_extension"):
+        assert not pg_extension.ensure_extension()
+    assert "CREATE EXTENSION pgstattuple failed" in caplog.text
+    assert execute("SELECT 1") == [(1,)]  # the connection's transaction is still usable

@@ -391,7 +391,7 @@ def test_record_heavy_features_counts_documents_not_postings_and_keeps_larger_co
     index = PostgresSentenceIndex(model_version=V1)
     items = []
     for k in range(60):
-        # `repeated`: 120 postings in 30 documents (two sentences each): not heavy.
+        # `repeated`: 60 postings in 30 documents (two sentences each): not heavy.
         sentences = [{heavy, raised}, {repeated} if k < 30 else {light}]
         if k < 30:
             sentences.append({repeated})
@@ -400,13 +400,37 @@ def test_record_heavy_features_counts_documents_not_postings_and_keeps_larger_co
     with connection.cursor() as cursor:  # an earlier, larger count of `raised` stays
         cursor.execute("INSERT INTO documents_feature_df (feature, df) VALUES (%s, 90)", [raised])
     generation = index.heavy_features().generation
-    assert index.record_heavy_features() == 2
+    assert index.record_heavy_features() == 1  # `heavy` added; `raised` counted 60, kept 90
     assert (df_of(heavy), df_of(raised), df_of(repeated), df_of(light)) == (60, 90, None, None)
     assert index.heavy_features().generation > generation  # other processes re-read
     assert {f for f, *_ in index.postings({heavy, repeated, light}, max_df=55)} == {
         repeated,
         light,
     }
+    assert index.record_heavy_features() == 0  # nothing grew: no row rewritten
+
+
+@pytest.mark.django_db(transaction=True)
+def test_recording_after_a_small_load_counts_only_that_loads_features(committed_index):
+    shared, old_only, new_only = 5, 6, 7
+    index = PostgresSentenceIndex(model_version=V1)
+    old = [make_document(committed_index, {shared, old_only}) for _ in range(60)]
+    index.add_many([(d.id, a) for d, a in old])
+    new = [make_document(committed_index, {shared, new_only}) for _ in range(2)]
+    index.add_many([(d.id, a) for d, a in new])
+    # 2 of 62 documents: only the features of the two are counted (found by their refs).
+    assert index.record_heavy_features([d.id for d, _ in new]) == 1
+    assert (df_of(shared), df_of(old_only), df_of(new_only)) == (62, None, None)
+    assert index.record_heavy_features() == 1  # the whole index: `old_only` too
+    assert df_of(old_only) == 60
+
+
+def test_runs_of_consecutive_ids():
+    from documents.pg_index import _runs
+
+    firsts, lasts = _runs(np.array([3, 4, 5, 9, 11, 12], np.int64))
+    assert (firsts.tolist(), lasts.tolist()) == ([3, 9, 11], [5, 9, 12])
+    assert [a.tolist() for a in _runs(np.array([7], np.int64))] == [[7], [7]]
 
 
 @pytest.mark.django_db(transaction=True)

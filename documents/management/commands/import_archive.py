@@ -70,7 +70,7 @@ class Command(BaseCommand):
             )
         except services.UploadError as error:
             raise CommandError(str(error)) from error
-        if report.imported and archive_import.index_refresh_after_import():
+        if report.imported and archive_import.index_refresh_after_import(report.document_ids):
             self.stdout.write(
                 "Heavy features recorded, postings vacuumed and analysed: lookups use the"
                 " index at once."
