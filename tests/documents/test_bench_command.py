@@ -68,6 +68,7 @@ def test_it_prints_one_json_object_with_every_figure(bench_report):
     assert all_cores["processes"] == 2 and all_cores["postings"] == ingest["postings"]
     for figures in (ingest, sequential, all_cores):
         assert all(w["ingest_seconds"] > 0 for w in figures["workers"])
+    assert report["lookup_result_form"] in ("posting_pack bytea", "array_agg bigint[] x2")
     assert report["copy_load"]["documents"] == 50
     assert report["copy_load"]["postings_per_s_copy"] > 0
     assert report["remove_at_largest_size"]["documents"] == 20
@@ -98,6 +99,9 @@ def test_the_curve_has_a_point_per_size_with_growing_postings(bench_report):
         assert point["posting_mb_per_million_postings"] > 0
         assert point["queries"] == 2
         assert point["checkpoint_before_latency"] is True  # services.sh grants pg_checkpoint
+        recording = point["heavy_features_recording"]  # as a bulk import ends
+        assert recording["seconds"] >= 0 and recording["features_recorded_or_raised"] >= 0
+        assert isinstance(point["autovacuum_runs_during_latency"], dict)
         typical = point["typical"]  # the second kind of query, reported apart
         assert typical["queries"] == 2
         assert 0 < typical["lookup_p50_ms"] <= typical["lookup_p95_ms"]
