@@ -70,7 +70,9 @@ setup_pgext() {
     fi
     local pg_config
     pg_config="$(pg_bindir)/pg_config"
-    if [ ! -x "$pg_config" ]; then
+    # pg_config and PGXS come with the client package; the server headers do not.
+    pgext_headers() { [ -f "$("$pg_config" --includedir-server 2>/dev/null)/postgres.h" ]; }
+    if ! pgext_headers; then
         log "installing postgresql-server-dev-all (headers to build documents/pgext)"
         as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
             --no-install-recommends postgresql-server-dev-all ||
@@ -78,8 +80,9 @@ setup_pgext() {
                 as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
                     --no-install-recommends postgresql-server-dev-all; } || true
     fi
-    if [ ! -x "$pg_config" ]; then
-        log "no $pg_config: the copydetect extension is not built (lookups use array_agg)"
+    if ! pgext_headers; then
+        log "no server headers for $pg_config: the copydetect extension is not built" \
+            "(lookups use array_agg)"
         return 0
     fi
     local sharedir libdir want have="" stamp scratch file
