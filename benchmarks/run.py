@@ -366,13 +366,9 @@ def _plan(alias: str, query) -> list[str]:  # type: ignore[no-untyped-def]
 def _lookup_result_form(alias: str) -> str:
     """How the lookups sent their postings: the copydetect extension's one bytea, or two
     arrays on a server without it (documents.pg_extension)."""
-    from django.db import connections
+    from documents.pg_extension import packing_for
 
-    from documents.pg_extension import packing
-
-    connection = connections[alias]
-    connection.ensure_connection()
-    return "posting_pack bytea" if packing(connection.connection) else "array_agg bigint[] x2"
+    return "posting_pack bytea" if packing_for(alias) else "array_agg bigint[] x2"
 
 
 def _machine() -> dict[str, object]:

@@ -498,10 +498,10 @@ def index_refresh_after_import(document_ids: Sequence[int]) -> bool:
     transaction, which VACUUM cannot run in (the features are recorded; autovacuum will
     vacuum)."""
     index = PostgresSentenceIndex(model_version=selectors.current_model_version())
-    if connection.in_atomic_block:
-        index.record_heavy_features(document_ids)
-        return False
-    index.vacuum()
+    vacuums = not connection.in_atomic_block
+    if vacuums:
+        index.vacuum()
     index.record_heavy_features(document_ids)
-    index.vacuum(postings=False)
-    return True
+    if vacuums:
+        index.vacuum(postings=False)
+    return vacuums

@@ -88,6 +88,15 @@ def packing(connection: psycopg.Connection) -> bool:
     return known
 
 
+def packing_for(using: str) -> bool:
+    """`packing` of the Django connection `using` (connected if it is not yet), with Django's
+    error translation around the question."""
+    connection = connections[using]
+    connection.ensure_connection()
+    with connection.wrap_database_errors:
+        return packing(connection.connection)
+
+
 def forget_packing() -> None:
     """Ask every connection again (after the extension was created or dropped)."""
     _PACKING.clear()

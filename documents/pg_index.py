@@ -53,7 +53,7 @@ from documents.pg_copy import (
     copy_rows,
     posting_columns,
 )
-from documents.pg_extension import packing, unpack
+from documents.pg_extension import packing_for, unpack
 from documents.pg_lookup import (
     DF_TABLE,
     HEAVY_GENERATION,
@@ -341,9 +341,7 @@ class PostgresSentenceIndex:
         scope was applied (and their posting counts), and the heavy list it used."""
         connection = connections[self.using]
         heavy = None if guard is None else self.heavy_features()
-        connection.ensure_connection()
-        with connection.wrap_database_errors:
-            packed = packing(connection.connection)
+        packed = packing_for(self.using)
         sql, params = self.lookup_statement(features, guard=guard, heavy=heavy, packed=packed)
         # Prepared unless the database's OPTIONS decide about prepared statements themselves
         # (e.g. `prepare_threshold: None` behind a pooler that cannot keep them).
@@ -357,7 +355,7 @@ class PostgresSentenceIndex:
         width = 1 if packed else 2  # the postings' columns
         if row[0] is None:  # no rows aggregated
             found = Postings.empty()
-        elif width == 1:
+        elif packed:
             found = Postings(*unpack(row[0]))
         else:
             found = Postings(row[0], row[1])
@@ -378,10 +376,7 @@ class PostgresSentenceIndex:
         postings come packed into one bytea when `packed`, by default when the connection has
         the copydetect extension (`documents.pg_extension`)."""
         if packed is None:
-            connection = connections[self.using]
-            connection.ensure_connection()
-            with connection.wrap_database_errors:
-                packed = packing(connection.connection)
+            packed = packing_for(self.using)
         scope, scope_params = self._scope()
         sql, params = lookup_statement(
             features,

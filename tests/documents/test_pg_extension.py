@@ -122,7 +122,7 @@ def test_packed_and_array_lookups_return_the_same_postings(extension, archive, s
         "collections": collections[:1]}}[scope]  # fmt: skip
     results = {}
     for packed in (True, False):
-        monkeypatch.setattr(pg_index, "packing", lambda _connection, packed=packed: packed)
+        monkeypatch.setattr(pg_index, "packing_for", lambda _using, packed=packed: packed)
         pg_index._HEAVY.clear()  # each form learns the heavy features anew
         index = PostgresSentenceIndex(model_version=V1, **kwargs)
         results[packed] = [as_set(found) for found in lookups(index)]
