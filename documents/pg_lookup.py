@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, replace
+from functools import cache
 
 import numpy as np
 import psycopg
@@ -194,19 +195,27 @@ _KEPT = (
 
 
 def _statement(*, df: bool, scope: str, packed: bool) -> str:
+    return _composed(df, scope, _POSTINGS_PACKED if packed else _POSTINGS_ARRAYS)
+
+
+@cache  # a few texts per process, each the same for every query of its shape
+def _composed(df: bool, scope: str, postings: str) -> str:
     ctes = [
         f"model AS MATERIALIZED (SELECT id FROM {MODEL_TABLE} WHERE model_version = %(version)s)"
     ]
     if df:
         ctes.append(_KEPT)
     branches = " UNION ALL ".join(_branch(r, df=df) for r in range(POSTING_PARTITIONS))
-    postings = _POSTINGS_PACKED if packed else _POSTINGS_ARRAYS
     if not scope:
-        return f"WITH {', '.join(ctes)} SELECT {postings} FROM ({branches}) h"
+        return f"WITH {', '.join(ctes)} SELECT {postings}, {GENERATION} FROM ({branches}) h"
     ctes += [f"hits AS MATERIALIZED ({branches})", _CROWDED]
     return f"WITH {', '.join(ctes)} {scope.format(postings=postings)}"
 
 
+# The df table's generation as the lookup saw it: every lookup's last column, so that a
+# process learns whether its heavy list is current without a round trip of its own
+# (`PostgresSentenceIndex.heavy_features`).
+GENERATION = f"(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM {HEAVY_GENERATION})"
 # The postings of a lookup, as one row: NULL(s) when nothing was found.
 _POSTINGS_ARRAYS = "array_agg(h.feature), array_agg(h.ref)"
 _POSTINGS_PACKED = f"{PACK_AGGREGATE}(h.feature, h.ref)"  # documents.pg_extension.unpack
@@ -216,7 +225,7 @@ _DOCUMENT = "(h.ref >> 32)"  # the document of a reference (detection.pack_refs)
 # for DF_TABLE (the `crowded` CTE of `_statement`). `{postings}`: one of the _POSTINGS_* forms.
 _SCOPED = (
     "SELECT {postings}, (SELECT array_agg(feature) FROM crowded),"
-    " (SELECT array_agg(n) FROM crowded) FROM hits h WHERE"
+    f" (SELECT array_agg(n) FROM crowded), {GENERATION} FROM hits h WHERE"
 )
 _CROWDED = (
     "crowded AS MATERIALIZED (SELECT feature, count(*) AS n FROM hits"
@@ -247,7 +256,8 @@ def lookup_statement(
     checked in the df table and left out if their recorded df still exceeds it (none when
     `guard` is None); the statement has no df probe at all when no feature is listed above
     the guard. `packed`: the postings come back as `posting_pack`'s one bytea (the copydetect
-    extension) instead of two arrays."""
+    extension) instead of two arrays. The row's last column is the df table's generation
+    (`GENERATION`)."""
     if isinstance(features, np.ndarray):
         wanted = np.sort(features.astype(np.int64, copy=False))
     else:

