@@ -97,6 +97,7 @@ def _variants(recombiner: Recombiner, ids: Sequence[int]) -> list[tuple[int, obj
 class Latency:
     lookup_ms: list[float]
     check_ms: list[float]
+    features_asked: list[int]  # the query's distinct features
     postings_returned: list[int]
     passages: list[int]
     sources: list[frozenset[int]]  # the documents each check reported passages from
@@ -108,7 +109,7 @@ def check_latency(
     """Lookup-only and full-check wall time per query (the first query is run once untimed)."""
     max_df = DEFAULT_CONFIG.max_df(index.document_count())
     detect(queries[0], index)  # warm connection, plan cache and shared buffers for the shape
-    lookup, check, returned, passages, sources = [], [], [], [], []
+    lookup, check, asked, returned, passages, sources = [], [], [], [], [], []
     for _ in range(rounds):
         for analysis in queries:
             # As copied_pairs asks: the query's distinct features, sorted, as an array.
@@ -117,13 +118,14 @@ def check_latency(
             started = time.perf_counter()
             found = index.postings(features, max_df=max_df)
             lookup.append((time.perf_counter() - started) * 1000)
+            asked.append(len(features))
             returned.append(len(found))
             started = time.perf_counter()
             reported = detect(analysis, index)
             check.append((time.perf_counter() - started) * 1000)
             passages.append(len(reported))
             sources.append(frozenset(p.source for p in reported))
-    return Latency(lookup, check, returned, passages, sources)
+    return Latency(lookup, check, asked, returned, passages, sources)
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -157,10 +159,25 @@ def latency_summary(
         "check_p95_ms": ms(latency.check_ms, 0.95),
         "postings_returned_p50": percentile(latency.postings_returned, 0.5),
         "postings_returned_max": max(latency.postings_returned),
+        # Whether the tail is the largest queries or a slow moment of the machine.
+        "slowest_lookups": _slowest(latency, 5),
         "passages_found_p50": percentile(latency.passages, 0.5),
         "sources_reported_p50": percentile([len(s) for s in latency.sources], 0.5),
         **recall,
     }
+
+
+def _slowest(latency: Latency, count: int) -> list[dict[str, float]]:
+    """The `count` slowest lookups: ms, the query's features, the postings returned."""
+    order = sorted(range(len(latency.lookup_ms)), key=lambda i: -latency.lookup_ms[i])
+    return [
+        {
+            "ms": round(latency.lookup_ms[i], 2),
+            "features": latency.features_asked[i],
+            "postings": latency.postings_returned[i],
+        }
+        for i in order[:count]
+    ]
 
 
 def batch_all_pairs(alias: str, batch: Sequence[tuple[int, DocumentAnalysis]]) -> dict[str, object]:

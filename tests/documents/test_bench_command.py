@@ -95,6 +95,9 @@ def test_the_curve_has_a_point_per_size_with_growing_postings(bench_report):
     assert postings == sorted(postings) and postings[0] > 0
     for point in curve:
         assert 0 < point["lookup_p50_ms"] <= point["lookup_p95_ms"]
+        slowest = point["slowest_lookups"]
+        assert slowest[0]["ms"] == max(s["ms"] for s in slowest) >= point["lookup_p95_ms"]
+        assert all(s["features"] > 0 and s["postings"] >= 0 for s in slowest)
         assert 0 < point["check_p50_ms"] <= point["check_p95_ms"]
         assert point["posting_mb_per_million_postings"] > 0
         assert point["queries"] == 2
