@@ -465,8 +465,19 @@ class PostgresSentenceIndex:
         return (str(settings["HOST"]), str(settings["PORT"]), str(settings["NAME"]))
 
     def _bump_generation(self) -> None:
+        """Tell the other processes that the df table learnt (after the commit). When the
+        generation moves by exactly this bump, no other process had announced anything since
+        this process read its list, which already holds what it recorded (`_learn` merged
+        it): the list is taken as the new generation's instead of being re-read (0.15-0.33 s
+        for 500k recorded features). A process that committed but has not bumped yet bumps
+        later, so its rows are still re-read then."""
         with connections[self.using].cursor() as cursor:
             cursor.execute(f"SELECT nextval('{HEAVY_GENERATION}')")
+            bumped = int(cursor.fetchone()[0])
+        key = self._heavy_key()
+        cached = _HEAVY.get(key)
+        if cached is not None and cached.generation == bumped - 1:
+            _HEAVY[key] = replace(cached, generation=bumped)
 
     def heavy_features(self) -> HeavyFeatures:
         """This process's list of the recorded heavy features, re-read when the generation

@@ -367,7 +367,10 @@ def test_heavy_features_are_learnt_and_never_returned_above_max_df(committed_ind
     found = {feature for feature, *_ in index.postings({heavy, climbing, light}, max_df=55)}
     assert found == {climbing, light}  # heavy: df 60 > 55, counted in what was fetched
     assert (df_of(heavy), df_of(climbing)) == (60, None)  # learnt: more than 50 documents
-    assert index.heavy_features().features.tolist() == [heavy]  # the generation moved
+    # The process announced what it learnt and, nobody else having announced anything, its
+    # list is the new generation's: not read again.
+    assert pg_index._HEAVY[index._heavy_key()].generation == generation_now()
+    assert index.heavy_features().features.tolist() == [heavy]
     for _ in range(10):  # `climbing` goes from df 48 to 58, past max_df
         document, analysis = make_document(committed_index, {climbing})
         index.add(document.id, analysis)
@@ -582,6 +585,12 @@ def test_scoped_lookups_are_right_under_the_generic_plan(collection):
     assert [n for text, n in prepared_statements().items() if "unnest" in text] == [3]
 
 
+def generation_now() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT last_value FROM documents_heavy_generation")
+        return cursor.fetchone()[0]
+
+
 def record_heavy(*rows):
     """Rows of the df table as lookups would have recorded them, and a new generation."""
     with connection.cursor() as cursor:
@@ -590,6 +599,22 @@ def record_heavy(*rows):
                 "INSERT INTO documents_feature_df (feature, df) VALUES (%s, %s)", [feature, df]
             )
         cursor.execute("SELECT nextval('documents_heavy_generation')")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_process_takes_its_own_bump_only_when_nobody_else_announced(committed_index):
+    from documents import pg_index
+
+    index = PostgresSentenceIndex(model_version=V1)
+    record_heavy((1, 60))
+    key = index._heavy_key()
+    index.heavy_features()
+    index._bump_generation()  # as after its own lookup recorded something
+    assert pg_index._HEAVY[key].generation == generation_now()  # its list is current
+    record_heavy((2, 70))  # another process announces
+    index._bump_generation()
+    assert pg_index._HEAVY[key].generation == generation_now() - 2  # behind: read when due
+    assert pg_index._HEAVY[key].features.tolist() == [1]
 
 
 @pytest.mark.django_db(transaction=True)
