@@ -56,6 +56,7 @@ from documents.pg_copy import (
 from documents.pg_extension import packing_for, unpack
 from documents.pg_lookup import (
     DF_TABLE,
+    GENERATION,
     HEAVY_GENERATION,
     MODEL_TABLE,
     POSTING_PARTITIONS,
@@ -493,9 +494,7 @@ class PostgresSentenceIndex:
             return cached
         connection.ensure_connection()
         with connection.wrap_database_errors, lookup_cursor(connection.connection) as cursor:
-            cursor.execute(
-                f"SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM {HEAVY_GENERATION}"
-            )
+            cursor.execute(f"SELECT {GENERATION}")  # what every lookup also returns
             generation = int(cursor.fetchone()[0])
             if cached is not None and cached.generation == generation:
                 _HEAVY[key] = replace(cached, checked=now)
