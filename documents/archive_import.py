@@ -485,6 +485,8 @@ def _document(collection: Collection, ready: _Ready, xid: int) -> Document:
         document.warnings = [*page.warnings, NOT_CHECKED]
         document.site = page.site
         document.boilerplate_lines = list(page.removed)
+        for name, keys in boilerplate.page_keys(page).items():
+            setattr(document, name, keys)
         document.indexed_xid = xid
     document.original.name = ready.original
     return document

@@ -13,24 +13,32 @@ strip a story that several sites reprinted — exactly what the detector must st
 - a line is template when it occurs on at least max(MIN_DOCS, MIN_SHARE x n) of the n pages of
   that site in the collection.
 
-Nothing extra is stored to learn from: a processed page keeps its stripped lines in
-`Document.boilerplate_lines`, so its original line set is `text` plus those lines. The first
-pages of a site are processed before there is anything to learn; once a later page teaches the
-template, the earlier pages that still contain it are queued again (`stale_pages`).
+A processed page stores its hashed template keys (`Document.site_keys` for its lines as
+indexed, `site_removed_keys` for the template lines taken out: `page_keys`), and triggers count
+them per collection, site and key (`SiteKey`, migration 0022): a page learns its template from
+the few keys counted on enough pages, not by re-reading the site's pages, so a page costs the
+same on a site of ten pages or of a hundred thousand. The first pages of a site are processed
+before there is anything to learn; once a later page teaches the template, the earlier pages
+whose indexed lines hold it are queued again (`stale_pages`, one query on their keys).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from documents.extraction import Boilerplate, learn_boilerplate
-from documents.models import Document
+from django.db import connection
+
+from documents.extraction import Boilerplate
+from documents.extraction.boilerplate import text_keys
+from documents.models import Document, SiteKey
 from documents.reading import ReadText, UnreadableFile
 
 MIN_SHARE = 0.5  # a template line is on at least half of the site's pages ...
 MIN_DOCS = 3  # ... and on at least three: two pages never make a template
+PAGE_KEY = 0  # the key every counted page holds: its count is the site's number of pages
 
 _URL_ATTRIBUTES = (
     r"""<link\b[^>]*?\brel=["']canonical["'][^>]*?\bhref=["']https?://([^/"':]+)""",
@@ -89,19 +97,43 @@ def site_template(
 ) -> Boilerplate | None:
     """The template learned from `texts` (pages of the site being read: one page being
     processed, or an import's pages) and the other processed pages of the collection and site
-    (not those in `exclude`); None when the site has too few pages to learn from."""
+    (not those in `exclude`), as `learn_boilerplate` would learn it from all of them; None
+    when the site has too few pages to learn from. Reads the site's counted keys on enough
+    pages to matter (`SiteKey`), not its pages."""
     if not site:
         return None
-    others = (
-        Document.objects.filter(collection_id=collection_id, site=site)
-        .exclude(id__in=exclude)
-        .exclude(text="")
-        .values_list("text", "boilerplate_lines")
-    )
-    pages = [*texts, *("\n".join([stored, *removed]) for stored, removed in others)]
-    if len(pages) < MIN_DOCS:
+    counted = SiteKey.objects.filter(collection_id=collection_id, site=site)
+    left_out = [
+        frozenset(kept) | frozenset(removed)
+        for kept, removed in Document.objects.filter(
+            id__in=exclude, collection_id=collection_id, site=site, site_keys__isnull=False
+        ).values_list("site_keys", "site_removed_keys")
+    ]
+    stored = next(iter(counted.filter(key=PAGE_KEY).values_list("pages", flat=True)), 0)
+    documents = stored - len(left_out) + len(texts)
+    if documents < MIN_DOCS:
         return None
-    return learn_boilerplate(pages, min_share=MIN_SHARE, min_docs=MIN_DOCS)
+    # A key counted on fewer pages than this cannot reach the share with `texts` added.
+    needed = max(MIN_DOCS, MIN_SHARE * documents) - len(texts)
+    counts = Counter(
+        dict(counted.filter(pages__gte=needed).exclude(key=PAGE_KEY).values_list("key", "pages"))
+    )
+    for keys in left_out:
+        counts.subtract(keys & counts.keys())
+    for text in texts:
+        counts.update(text_keys(text))
+    return Boilerplate.from_counts(counts, documents, min_share=MIN_SHARE, min_docs=MIN_DOCS)
+
+
+def page_keys(page: Page) -> dict[str, list[int] | None]:
+    """The Document fields that count `page` towards its site's template (`SiteKey`): the
+    keys of its lines as indexed and of its removed lines; None for a page without a site."""
+    if not page.site:
+        return {"site_keys": None, "site_removed_keys": None}
+    return {
+        "site_keys": sorted(text_keys(page.text)),
+        "site_removed_keys": sorted(text_keys("\n".join(page.removed))),
+    }
 
 
 def page_stripped(read: ReadText, site: str, template: Boilerplate | None) -> Page:
@@ -131,15 +163,34 @@ def strip_template(text: str, template: Boilerplate | None) -> Stripped:
 def stale_pages(
     collection_id: int, site: str, template: Boilerplate | None, *, exclude: Collection[int] = ()
 ) -> list[Document]:
-    """Processed pages of the site whose stored text still holds lines of `template` (they were
-    processed before it could be learned), but those in `exclude`."""
+    """Processed pages of the site whose indexed lines still hold keys of `template` (they
+    were processed before it could be learned), but those in `exclude`."""
     if template is None or not template.keys:
         return []
-    pages = Document.objects.filter(
-        collection_id=collection_id, site=site, status=Document.Status.DONE
-    ).exclude(id__in=exclude)
-    return [
-        page
-        for page in pages.only("id", "text")
-        if any(template.is_boilerplate(line) for line in page.text.split("\n") if line.strip())
-    ]
+    keys = sorted(template.keys)
+    if not _kept_anywhere(collection_id, site, keys):
+        return []  # as usual: the site's pages are not looked at
+    return list(
+        Document.objects.filter(
+            collection_id=collection_id,
+            site=site,
+            status=Document.Status.DONE,
+            site_keys__overlap=keys,
+        )
+        .exclude(id__in=exclude)
+        .only("id")
+    )
+
+
+def _kept_anywhere(collection_id: int, site: str, keys: list[int]) -> bool:
+    """Whether any page of the site holds one of `keys` in its lines as indexed: one probe of
+    the unique index per key (a subquery per key, so that no planner, with or without
+    statistics of the young table, scans the site's keys instead)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT bool_or((SELECT t.kept > 0 FROM {SiteKey._meta.db_table} t"
+            " WHERE t.collection_id = %s AND t.site = %s AND t.key = k.key))"
+            " FROM unnest(%s::bigint[]) AS k(key)",
+            [collection_id, site, keys],
+        )
+        return bool(cursor.fetchone()[0])

@@ -81,6 +81,12 @@ class Document(models.Model):
     # "" for other files. The removed template lines are kept out of `text` but listed here.
     site = models.CharField(max_length=255, blank=True, default="", db_default="")
     boilerplate_lines = models.JSONField(default=list, db_default=[], blank=True)
+    # A processed page's template keys (documents.extraction.boilerplate.text_keys, sorted):
+    # of its lines as indexed and of its removed lines. NULL for a page that does not count
+    # towards its site's template (no site, or not processed yet). Triggers keep `SiteKey`
+    # counting them (migration 0022).
+    site_keys = ArrayField(models.BigIntegerField(), null=True, blank=True, editable=False)
+    site_removed_keys = ArrayField(models.BigIntegerField(), null=True, blank=True, editable=False)
     # Sentence i of the analysis is text[sentence_starts[i]:sentence_ends[i]] (analyze() numbers
     # sentences 0..n-1). Two arrays on the row rather than a row per sentence: ingest writes
     # ~45 sentences per document, and a row each (two btrees, a foreign-key check) was a
@@ -109,6 +115,38 @@ class Document(models.Model):
     @property
     def path(self) -> str:
         return document_path(self.folder, self.filename)
+
+
+class SiteKey(models.Model):
+    """On how many processed pages of a collection's site a template key occurs (key 0: the
+    site's page count), so that a page learns its site's template from these counts instead of
+    re-reading every page of the site (documents.boilerplate.site_template). Written only by
+    the triggers on `Document.site_keys` (migration 0022): a row goes when its count reaches 0,
+    so deleting a collection's documents leaves no rows behind."""
+
+    collection = models.ForeignKey(
+        Collection, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False,
+        related_name="+",
+    )  # fmt: skip
+    site = models.CharField(max_length=255)
+    key = models.BigIntegerField()
+    pages = models.IntegerField()
+    # Of those, the pages holding it in their lines as indexed (not removed as template).
+    kept = models.IntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["collection", "site", "key"], name="sitekey_key")
+        ]
+        # The keys on enough pages to be template: a range of this index, not the site's keys.
+        # Key 0 (the page count) is left out, so that it is read by the unique index.
+        indexes = [
+            models.Index(
+                fields=["collection", "site", "pages"],
+                condition=~models.Q(key=0),
+                name="sitekey_pages",
+            )
+        ]
 
 
 class Match(models.Model):

@@ -699,6 +699,7 @@ def _index_replace(
             warnings=list(page.warnings),
             site=page.site,
             boilerplate_lines=list(page.removed),
+            **boilerplate.page_keys(page),
             indexed_xid=RawSQL("pg_current_xact_id()::text::bigint", []),
         )
         document.text = page.text

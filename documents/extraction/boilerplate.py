@@ -12,7 +12,9 @@ after main-content extraction. We combine both at line level, the unit web text 
 - a short labelled line ("来源：新华社 1998-01-30 编辑：张华", "相关新闻：…") is also keyed by its
   label, the text before the colon, because the value after it changes on every page;
 - a key is boilerplate when it occurs in at least `min_docs` documents and in at least a
-  `min_share` of them, i.e. its IDF log(N/df) is below log(1/min_share).
+  `min_share` of them, i.e. its IDF log(N/df) is below log(1/min_share);
+- keys are kept as 64-bit hashes (`key_hash`), so a site's key counts can be stored and
+  updated page by page (`documents.boilerplate` learns from such counts, not from the pages).
 
 Learn it per site (or per source), never over a mixed collection: a story reprinted by many
 sites recurs too, and that is exactly what the detector must still see.
@@ -20,10 +22,11 @@ sites recurs too, and that is exactly what the detector must still see.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 _DIGITS = re.compile(r"\d+")
@@ -46,21 +49,44 @@ def label_key(line: str) -> str | None:
     return "label:" + match.group(1) if match else None
 
 
-def _keys(line: str) -> set[str]:
+def key_hash(key: str) -> int:
+    """A key as a signed 64-bit integer (blake2b); never 0, which callers may reserve."""
+    digest = hashlib.blake2b(key.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True) or 1
+
+
+def _keys(line: str) -> set[int]:
     keys = {line_key(line)}
     label = label_key(line)
     if label:
         keys.add(label)
     keys.discard("")
-    return keys
+    return {key_hash(key) for key in keys}
+
+
+def text_keys(text: str) -> frozenset[int]:
+    """The hashed keys of all lines of `text` (what one document counts for)."""
+    return frozenset().union(*(_keys(line) for line in text.split("\n")))
 
 
 @dataclass(frozen=True)
 class Boilerplate:
-    """Learned template keys of one site; `strip()` drops the lines that match them."""
+    """Learned template keys (hashed) of one site; `strip()` drops the lines that match them."""
 
-    keys: frozenset[str]
+    keys: frozenset[int]
     documents: int
+
+    @classmethod
+    def from_counts(
+        cls, counts: Mapping[int, int], documents: int, *, min_share: float, min_docs: int
+    ) -> Boilerplate:
+        """The template of `documents` documents in which key k occurs `counts[k]` times."""
+        if not 0 < min_share <= 1:
+            raise ValueError(f"min_share must be in (0, 1], got {min_share}")
+        if min_docs < 2:
+            raise ValueError(f"min_docs must be at least 2, got {min_docs}")
+        needed = max(min_docs, min_share * documents)
+        return cls(frozenset(k for k, df in counts.items() if df >= needed), documents)
 
     def is_boilerplate(self, line: str) -> bool:
         """True when the line matches a learned template line or label."""
@@ -82,14 +108,9 @@ def learn_boilerplate(
     min_share: fraction of the documents a line (or label) must occur in, in (0, 1].
     min_docs: and at least this many documents, so two pages never make a template.
     """
-    if not 0 < min_share <= 1:
-        raise ValueError(f"min_share must be in (0, 1], got {min_share}")
-    if min_docs < 2:
-        raise ValueError(f"min_docs must be at least 2, got {min_docs}")
-    frequency: Counter[str] = Counter()
+    frequency: Counter[int] = Counter()
     documents = 0
     for text in texts:
         documents += 1
-        frequency.update(set().union(*(_keys(line) for line in text.split("\n"))))
-    needed = max(min_docs, min_share * documents)
-    return Boilerplate(frozenset(k for k, df in frequency.items() if df >= needed), documents)
+        frequency.update(text_keys(text))
+    return Boilerplate.from_counts(frequency, documents, min_share=min_share, min_docs=min_docs)
