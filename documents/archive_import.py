@@ -235,7 +235,7 @@ def _import(
     seen: set[str] = set()
     # As a processed upload does: into the archive's latest near-duplicate runs, if any.
     stream = bool(dedup_selectors.latest_finished_runs(collection_id=collection.id))
-    templates: dict[str, frozenset[str]] = {}  # each site's template as last learned here
+    templates: dict[str, frozenset[int]] = {}  # each site's template as last learned here
     try:
         batches = _batches(files, chunk, collection, seen, report)
         # The workers read up to AHEAD chunks while this process stores one.
@@ -423,7 +423,7 @@ def _store(
     collection: Collection,
     ready: Sequence[_Ready],
     report: ImportReport,
-    templates: dict[str, frozenset[str]],
+    templates: dict[str, frozenset[int]],
     *,
     stream: bool,
 ) -> None:

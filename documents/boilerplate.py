@@ -164,7 +164,9 @@ def stale_pages(
     collection_id: int, site: str, template: Boilerplate | None, *, exclude: Collection[int] = ()
 ) -> list[Document]:
     """Processed pages of the site whose indexed lines still hold keys of `template` (they
-    were processed before it could be learned), but those in `exclude`."""
+    were processed before it could be learned), but those in `exclude`. Reads the site's pages
+    only while some page keeps a template key: one waiting to be processed again, or one whose
+    processing failed since (it keeps the text it had)."""
     if template is None or not template.keys:
         return []
     keys = sorted(template.keys)

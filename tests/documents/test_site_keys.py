@@ -87,6 +87,11 @@ def test_the_counts_follow_inserts_copies_updates_and_deletes(archive):
     assert counted(archive) == recounted(archive)
     assert ("other.org", boilerplate.PAGE_KEY) not in counted(archive)
 
+    # A page that moves to another site takes its counts along, keys unchanged.
+    Document.objects.filter(id=copied[1].id).update(site="moved.net")
+    assert counted(archive) == recounted(archive)
+    assert counted(archive)[("moved.net", boilerplate.PAGE_KEY)] == (1, 0)
+
 
 def test_deleting_a_collection_leaves_no_counts(owner):
     collection = services.collection_create(owner=owner, name="site")
@@ -99,18 +104,20 @@ def test_deleting_a_collection_leaves_no_counts(owner):
     assert not SiteKey.objects.filter(collection_id=collection.id).exists()
 
 
-@pytest.mark.parametrize("pages", [4, 9])
-def test_the_template_from_counts_is_the_one_learned_from_the_pages(archive, pages):
-    # Pages with 1-3 of the template lines: some lines are on more than half of them, some not.
+@pytest.mark.parametrize(("pages", "reading"), [(4, 1), (9, 1), (9, 6), (1, 8)])
+def test_the_template_from_counts_is_the_one_learned_from_the_pages(archive, pages, reading):
+    # Pages with 1-3 of the template lines: some lines are on more than half of them, some not;
+    # `reading` pages being read (an import's chunk) beside the stored ones, one stored page
+    # being read again.
     stored = [page(archive, page_text(n, template=n % 3 + 1)) for n in range(pages)]
     rows_copy(stored)
-    reading = page_text(100)
+    texts = [page_text(100 + n, template=2) for n in range(reading)]
 
-    template = boilerplate.site_template(archive.id, SITE, [reading], exclude=[stored[0].id])
+    template = boilerplate.site_template(archive.id, SITE, texts, exclude=[stored[0].id])
 
     others = [document.text for document in stored[1:]]
-    expected = learn_boilerplate([reading, *others], min_share=0.5, min_docs=3)
-    assert template is not None and template.documents == pages
+    expected = learn_boilerplate([*texts, *others], min_share=0.5, min_docs=3)
+    assert template is not None and template.documents == pages - 1 + reading
     assert template.keys == expected.keys
     assert template.is_boilerplate(TEMPLATE[0])
     assert not template.is_boilerplate("Story baa ends here.")
