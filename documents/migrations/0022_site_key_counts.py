@@ -11,7 +11,9 @@ writes or deletes the documents (the ORM, the bulk import's COPY, a collection's
   upsert whose first row is always the site's key 0: it is the site's lock, so transactions
   writing pages of one site (a worker's page, an import's chunk) take its rows one after the
   other, never crosswise (two transactions each writing pages of SEVERAL sites of one
-  collection, in different orders, could still deadlock: PostgreSQL then cancels one);
+  collection, in different orders, could still deadlock, and PostgreSQL would cancel one:
+  imports into a collection run one at a time, but a bulk deletion of pages of several sites
+  during an import into the same collection could);
 - each key counts the pages holding it and, apart, those holding it in their lines as indexed
   (`kept`: a template key kept there means a page to process again);
 - key 0 counts the site's pages; a row whose count reaches 0 is deleted.
