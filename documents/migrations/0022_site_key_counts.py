@@ -30,30 +30,6 @@ from django.db import migrations, models
 
 from documents.extraction.boilerplate import text_keys
 
-# Apply signed per-page key counts (pages holding the key, pages holding it in their lines
-# as indexed): one upsert, each site's key 0 first (its lock) and then in key order (a page's
-# move to another site: the two sites' rows in the order of their site names); then drop the
-# rows left at 0.
-APPLY = """
-CREATE FUNCTION documents_site_keys_apply(
-    p_collections bigint[], p_sites text[], p_keys bigint[], p_pages int[], p_kept int[]
-) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO documents_sitekey AS t (collection_id, site, key, pages, kept)
-    SELECT u.c, u.s, u.k, sum(u.p)::int, sum(u.i)::int
-    FROM unnest(p_collections, p_sites, p_keys, p_pages, p_kept) AS u(c, s, k, p, i)
-    GROUP BY u.c, u.s, u.k HAVING sum(u.p) <> 0 OR sum(u.i) <> 0 OR u.k = 0
-    ORDER BY u.c, u.s, u.k <> 0, u.k
-    ON CONFLICT (collection_id, site, key)
-    DO UPDATE SET pages = t.pages + EXCLUDED.pages, kept = t.kept + EXCLUDED.kept;
-    IF EXISTS (SELECT 1 FROM unnest(p_pages) AS u(p) WHERE u.p < 0) THEN
-        DELETE FROM documents_sitekey t
-        USING unnest(p_collections, p_sites, p_keys) AS u(c, s, k)
-        WHERE t.collection_id = u.c AND t.site = u.s AND t.key = u.k AND t.pages <= 0;
-    END IF;
-END $$;
-"""
-
 # A counted page's keys, each once: its indexed lines' (kept), its removed lines', and 0.
 PAGE_KEYS = """SELECT k.key, bool_or(k.kept) FROM (
     SELECT unnest({row}.site_keys), true
@@ -67,15 +43,28 @@ PAGE_KEYS = """SELECT k.key, bool_or(k.kept) FROM (
 TRIGGERS = f"""
 CREATE FUNCTION documents_site_keys_count() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    -- OLD is NULL in an INSERT trigger and NEW in a DELETE trigger.
-    PERFORM documents_site_keys_apply(array_agg(p.collection_id), array_agg(p.site),
-        array_agg(p.key), array_agg(p.delta), array_agg(p.delta * p.kept::int))
+    -- The page's old keys out and its new ones in (OLD is NULL in an INSERT trigger, NEW in
+    -- a DELETE trigger), in one upsert: each site's key 0 first (its lock), then in key order
+    -- (a page moving to another site: the two sites' rows in the order of their names).
+    INSERT INTO documents_sitekey AS t (collection_id, site, key, pages, kept)
+    SELECT p.collection_id, p.site, p.key, sum(p.delta)::int, sum(p.delta * p.kept::int)::int
     FROM (SELECT OLD.collection_id, OLD.site, k.key, -1 AS delta, k.kept
           FROM ({PAGE_KEYS.format(row="OLD")}) AS k(key, kept) WHERE OLD.site_keys IS NOT NULL
           UNION ALL
           SELECT NEW.collection_id, NEW.site, k.key, 1, k.kept
           FROM ({PAGE_KEYS.format(row="NEW")}) AS k(key, kept) WHERE NEW.site_keys IS NOT NULL
-    ) AS p(collection_id, site, key, delta, kept);
+    ) AS p(collection_id, site, key, delta, kept)
+    GROUP BY p.collection_id, p.site, p.key
+    HAVING sum(p.delta) <> 0 OR sum(p.delta * p.kept::int) <> 0 OR p.key = 0
+    ORDER BY p.collection_id, p.site, p.key <> 0, p.key
+    ON CONFLICT (collection_id, site, key)
+    DO UPDATE SET pages = t.pages + EXCLUDED.pages, kept = t.kept + EXCLUDED.kept;
+    -- The rows the old keys left at 0.
+    IF OLD.site_keys IS NOT NULL THEN
+        DELETE FROM documents_sitekey t
+        WHERE t.collection_id = OLD.collection_id AND t.site = OLD.site AND t.pages <= 0
+          AND t.key = ANY(OLD.site_keys || OLD.site_removed_keys || 0::bigint);
+    END IF;
     RETURN NULL;
 END $$;
 
@@ -100,7 +89,6 @@ DROP TRIGGER documents_site_keys_added ON documents_document;
 DROP TRIGGER documents_site_keys_gone ON documents_document;
 DROP TRIGGER documents_site_keys_changed ON documents_document;
 DROP FUNCTION documents_site_keys_count();
-DROP FUNCTION documents_site_keys_apply(bigint[], text[], bigint[], int[], int[]);
 """
 
 
@@ -189,6 +177,6 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.RunSQL(sql=APPLY + TRIGGERS, reverse_sql=DROP),
+        migrations.RunSQL(sql=TRIGGERS, reverse_sql=DROP),
         migrations.RunPython(count_stored_pages, migrations.RunPython.noop),
     ]
