@@ -153,6 +153,7 @@ class Alignment:
     ``query_head``: the first query sentence (``own``) and the source sentence it copies;
     ``source_head``: the first source sentence (``own``) and the query sentence copying it;
     ``query_tail`` / ``source_tail`` likewise for the last sentences.
+    ``strength``: how many copied sentence pairs it rests on.
     """
 
     passage: Passage

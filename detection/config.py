@@ -24,8 +24,10 @@ class DetectorConfig:
 
     Feature model (stored with every posting):
         chain_length: c — words after the antecedent in a chain (the chain has c + 1 words).
-        han_chain_length: c for chains whose antecedent is a Chinese word (a jieba word carries
-            more than an English one, and Chinese copy edits touch more of them).
+        han_chain_length: c for chains whose antecedent is a Chinese word. Both are 1: a
+            two-word chain breaks at fewer edited words than a three-word one, and with the
+            word trigram a one-pair passage must show (`detection.refine`) they find no more
+            accidental passages in a 3,300-document English archive (docs/detection.md).
         chain_gap: d — distance between chained words.
         antecedents: n — lowest-IDF words taken per language from the shipped IDF table.
         hash_seed: key of the blake2b feature hash.
@@ -62,7 +64,7 @@ class DetectorConfig:
             characters are joined (again after word-level refinement, when both texts are known).
     """
 
-    chain_length: int = 2
+    chain_length: int = 1
     han_chain_length: int = 1
     chain_gap: int = 1
     antecedents: int = 100

@@ -182,22 +182,27 @@ def refine_alignments(
 ) -> list[Passage]:
     """Passages with word-exact borders (a side stays unchanged where no anchor is found),
     joined where they continue each other within ``join_chars`` characters; refined
-    passages shorter than ``min_chars`` are dropped, and so are weak alignments whose words
-    do not agree (`_copies_words`)."""
+    passages shorter than ``min_chars`` are dropped, and so are alignments resting on one
+    sentence pair, or on weak pairs only, whose words do not agree (`_copies_words`)."""
     refined = []
     for item in alignments:
         source = sources.get(item.passage.source)
         if source is None:
             refined.append(item.passage)
-        elif not item.weak or _copies_words(item, query, source):
+        elif not (item.weak or item.strength == 1) or _copies_words(item, query, source):
             refined.append(_refined(item, query, source))
     return _longest_per_region(join_adjacent(refined, join_chars), min_chars)
 
 
 def _copies_words(item: Alignment, query: WordView, source: WordView) -> bool:
-    """Whether a weak alignment's two sides share a word trigram: sentences with nothing
-    but their opening chain in common ("只是由于…") do not; a copied list of one-word lines
-    does, across its lines."""
+    """Whether an alignment's two sides share a word trigram, as copied text does.
+
+    Asked of weak alignments: sentences with nothing but their opening chain in common
+    ("只是由于…") do not share one; a copied list of one-word lines does, across its lines.
+    And of alignments resting on one sentence pair: two sentences of an archive can share
+    two short chains and a quarter of their features by accident ("…selected biographies of
+    well-known people" / "…a novel proof of a well-known theorem"), while a copied sentence
+    keeps three words in a row even with a quarter of its words edited."""
     p = item.passage
     whole = Border((p.start, p.end), (p.source_start, p.source_end))
     return _anchor(query, source, whole, head=True) is not None

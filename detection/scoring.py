@@ -11,14 +11,15 @@ sentences would make k·m candidate pairs — the bound keeps the work linear in
 sentence sharing features with a query sentence is a candidate; its score is a set similarity
 of the two feature sets (the seed's formula was lost):
 
-- ``overlap``  = |A∩B| / min(|A|, |B|)  (default, see docs/detection.md for the measurements)
-- ``jaccard``  = |A∩B| / |A∪B|
+- ``jaccard``  = |A∩B| / |A∪B|  (default, see docs/detection.md for the measurements)
+- ``overlap``  = |A∩B| / min(|A|, |B|)
 - ``containment`` = |A∩B| / |A| (query sentence inside the source sentence)
 
-Overlap suits copies best: a copied sentence is often *part* of a longer sentence on the other
-side (a copy starts mid-sentence, an editor line is glued on, a long sentence is cut
-differently), which Jaccard punishes and overlap does not; light edits remove a few chains from
-both sides alike.  ``min_shared`` keeps one accidental shared chain from making a pair.
+Overlap lets a short sentence match any long sentence holding its few chains (on PAN it linked
+unrelated reference-list lines); Jaccard needs both sentences to be mostly shared, and light
+edits remove a few chains from both sides alike.  A copy that merges or splits sentences is
+caught by the containment rule (``containment_threshold``) instead.  ``min_shared`` keeps one
+accidental shared chain from making a pair.
 
 The counting is array work (numpy): the query's (sentence, feature) pairs are joined with the
 postings on the feature, and the (query sentence, source reference) pairs are counted after

@@ -186,7 +186,8 @@ def test_the_extension_refuses_what_it_cannot_handle():
     hashes = np.zeros(4, dtype=np.uint64)
     flags = np.zeros(4, dtype=np.uint8)
     ids = np.array([0, 1, 9], dtype=np.int64)
-    multipliers = MODEL.multipliers
+    # chains of up to three words (chain_length 2, as passed below)
+    multipliers = feature_model(dataclasses.replace(DEFAULT_CONFIG, chain_length=2)).multipliers
     with pytest.raises(IndexError):  # id 9 beyond the arrays
         _lisfeatures.features(ids, [(0, 3)], hashes, flags, multipliers, 2, 1, 1)
     with pytest.raises(ValueError):  # bound beyond the words
