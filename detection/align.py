@@ -17,7 +17,14 @@
    whose length × mean score reaches ``min_single_mass`` (a whole sentence copied is a copy —
    the shorter it is, the closer the match must be; one short shared phrase, a dateline or a
    slogan, is not).
-4. Passages overlapping on both sides, or continuing each other in order on both sides within
+4. Extension at the edges.  Each passage grows at both ends by edge pairs
+   (`SentencePair.edge`: sentences edited too much for the pair rules that still share a
+   feature): the next query sentence after the passage (or before it), at most
+   ``extension_gap`` unpaired sentences away, joins when it pairs so with a source sentence
+   that continues the passage's source side (at most ``max_source_gap`` sentences beyond
+   it, or one back). A copy's first and last sentences are where editors rewrite most;
+   edge pairs never start or bridge anything themselves.
+5. Passages overlapping on both sides, or continuing each other in order on both sides within
    ``join_chars`` characters (one copy found in pieces; the second must not begin earlier in
    the source — a passage is monotone on both sides), are merged; of passages still
    overlapping on the query side (text repeated in the source, e.g. reference lists), only the
@@ -31,7 +38,7 @@ word level when both texts are available.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from detection.config import DetectorConfig
 from detection.model import Passage, SentenceRecord
@@ -165,6 +172,9 @@ class Alignment:
     # Made of weak pairs only (`SentencePair.strong`): one-feature sentences sharing their
     # opening chain. Where the texts are at hand (`detection.refine`) it must show copied words.
     weak: bool = False
+    # The passage before its edges were extended (None: `passage` itself): what a weak or
+    # one-pair alignment must show copied words in.
+    core: Passage | None = None
 
 
 def _best_pairs(pairs: Sequence[SentencePair]) -> list[SentencePair]:
@@ -209,6 +219,74 @@ def _alignment(
         Border(source[last_s.source], span(last_s)),
         weak=not any(p.strong for p in best),
     )
+
+
+def _extended(
+    item: Alignment,
+    group: Sequence[SentencePair],
+    edges: Mapping[int, Sequence[SentencePair]],
+    query: Sequence[SentenceRecord],
+    source: Mapping[int, Span],
+    config: DetectorConfig,
+) -> Alignment:
+    """``item`` grown at both ends by the edge pairs of its document (``edges`` by query
+    sentence; step 4 of the module docstring)."""
+    if not edges:
+        return item
+    best = _best_pairs(group)
+    first_q, last_q = min(p.query for p in best), max(p.query for p in best)
+    first_s, last_s = min(p.source for p in best), max(p.source for p in best)
+    reach, beyond = config.extension_gap + 1, config.max_source_gap + 1
+    passage = item.passage
+    start, end, source_start, source_end = (
+        passage.start, passage.end, passage.source_start, passage.source_end
+    )  # fmt: skip
+    head_q, head_s, tail_q, tail_s = (
+        item.query_head, item.source_head, item.query_tail, item.source_tail
+    )  # fmt: skip
+    ahead = range(last_q + 1, min(last_q + reach + 1, len(query)))
+    while pair := _edge_pair(edges, ahead, last_s - 1, last_s + beyond, source):
+        last_q, last_s = pair.query, max(last_s, pair.source)
+        own, partner = (query[last_q].start, query[last_q].end), source[pair.source]
+        end, tail_q = own[1], Border(own, partner)
+        if partner[1] > source_end:
+            source_end, tail_s = partner[1], Border(partner, own)
+        ahead = range(last_q + 1, min(last_q + reach + 1, len(query)))
+    behind = range(first_q - 1, max(first_q - reach - 1, -1), -1)
+    while pair := _edge_pair(edges, behind, first_s - beyond, first_s + 1, source):
+        first_q, first_s = pair.query, min(first_s, pair.source)
+        own, partner = (query[first_q].start, query[first_q].end), source[pair.source]
+        start, head_q = own[0], Border(own, partner)
+        if partner[0] < source_start:
+            source_start, head_s = partner[0], Border(partner, own)
+        behind = range(first_q - 1, max(first_q - reach - 1, -1), -1)
+    if (start, end) == (passage.start, passage.end):
+        return item
+    grown = Passage(passage.source, start, end, source_start, source_end, passage.score)
+    return replace(
+        item, passage=grown, query_head=head_q, source_head=head_s, query_tail=tail_q,
+        source_tail=tail_s, core=passage,
+    )  # fmt: skip
+
+
+def _edge_pair(
+    edges: Mapping[int, Sequence[SentencePair]],
+    sentences: range,
+    lowest: int,
+    highest: int,
+    source: Mapping[int, Span],
+) -> SentencePair | None:
+    """The best-scoring edge pair of the nearest of the query ``sentences`` that has one whose
+    source sentence lies in ``lowest..highest``."""
+    for sentence in sentences:
+        found = [
+            p
+            for p in edges.get(sentence, ())
+            if lowest <= p.source <= highest and p.source in source
+        ]
+        if found:
+            return max(found, key=lambda p: (p.score, -p.source))
+    return None
 
 
 def _merged(a: Alignment, b: Alignment) -> Alignment:
@@ -307,12 +385,17 @@ def align(
 
     ``source_spans`` must hold the character span of every source sentence in ``pairs``.
     """
+    edges: dict[int, list[SentencePair]] = {}
+    for pair in pairs:
+        if pair.edge:
+            edges.setdefault(pair.query, []).append(pair)
+    core = [pair for pair in pairs if not pair.edge] if edges else pairs
     alignments: list[Alignment] = []
-    for cluster in cluster_pairs(pairs, config):
+    for cluster in cluster_pairs(core, config):
         for group in split_at_source_gaps(cluster, config):
             item = _alignment(document, group, query, source_spans, config)
             if item is not None:
-                alignments.append(item)
+                alignments.append(_extended(item, group, edges, query, source_spans, config))
     # Resolve competing source regions first, so a dropped competitor never sits between two
     # pieces of one copy when they are joined.
     kept = _one_source_region(_merge_overlapping(alignments))

@@ -62,6 +62,12 @@ class DetectorConfig:
             length × mean score is at least ``min_single_mass``.
         join_chars: passages that continue each other in order on both sides within this many
             characters are joined (again after word-level refinement, when both texts are known).
+        extension_threshold / extension_gap: a passage grows at each end by sentences edited too
+            much to pass the pair rules: the next query sentence (skipping at most
+            ``extension_gap`` unpaired ones) joins when it shares a feature with a source
+            sentence continuing the passage's source side (within ``max_source_gap``) and their
+            Jaccard reaches ``extension_threshold``. Such pairs never start a passage. None:
+            passages are not extended.
     """
 
     chain_length: int = 1
@@ -86,6 +92,8 @@ class DetectorConfig:
     join_chars: int = 100
     min_single_chars: int = 25
     min_single_mass: float = 20.0
+    extension_threshold: float | None = 0.1
+    extension_gap: int = 1
 
     def __post_init__(self) -> None:
         if min(self.chain_length, self.han_chain_length, self.antecedents) < 0 or (
@@ -98,6 +106,10 @@ class DetectorConfig:
             raise ValueError("DetectorConfig.max_sentence_df must be >= 1 (or None: no limit)")
         if not 0.0 <= self.sentence_threshold <= 1.0:
             raise ValueError("DetectorConfig.sentence_threshold must lie in [0, 1]")
+        if self.extension_threshold is not None and not 0.0 < self.extension_threshold <= 1.0:
+            raise ValueError("DetectorConfig.extension_threshold must lie in (0, 1] (or None)")
+        if self.extension_gap < 0:
+            raise ValueError("DetectorConfig.extension_gap must be >= 0")
 
     def max_df(self, document_count: int) -> int:
         """Document-frequency limit for an index holding ``document_count`` documents."""

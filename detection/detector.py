@@ -98,6 +98,8 @@ def detect_alignments(
     by_document: dict[int, list[SentencePair]] = defaultdict(list)
     for pair in copied_pairs(analysis, index, exclude=excluded, config=config):
         by_document[pair.document].append(pair)
+    for document in [d for d, pairs in by_document.items() if all(p.edge for p in pairs)]:
+        del by_document[document]  # edge pairs only continue passages
     wanted = {document: {pair.source for pair in pairs} for document, pairs in by_document.items()}
     spans = index.spans(wanted) if wanted else {}
     alignments: list[Alignment] = []

@@ -203,6 +203,6 @@ def _copies_words(item: Alignment, query: WordView, source: WordView) -> bool:
     two short chains and a quarter of their features by accident ("…selected biographies of
     well-known people" / "…a novel proof of a well-known theorem"), while a copied sentence
     keeps three words in a row even with a quarter of its words edited."""
-    p = item.passage
+    p = item.core or item.passage  # not the sentences its edges were extended by
     whole = Border((p.start, p.end), (p.source_start, p.source_end))
     return _anchor(query, source, whole, head=True) is not None

@@ -48,6 +48,11 @@ class SentencePair(NamedTuple):
     ``strong`` is False for two one-feature sentences sharing it: the feature of a sentence
     without any antecedent is only its opening chain (two words), which unrelated sentences
     share ("只是由于…"): such a pair may extend a passage but is no passage on its own.
+
+    ``edge`` pairs fail the pair rules but share a feature and reach the config's
+    ``extension_threshold`` (their ``score`` is their Jaccard): they may only continue a
+    passage at one of its ends (`detection.align`), where a copy's first or last sentences
+    were edited the most.
     """
 
     document: int
@@ -55,6 +60,7 @@ class SentencePair(NamedTuple):
     source: int
     score: float
     strong: bool = True
+    edge: bool = False
 
 
 def similarity(shared: int, size_a: int, size_b: int, measure: SimilarityMeasure) -> float:
@@ -75,8 +81,9 @@ def copied_pairs(
     exclude: Collection[int] = (),
     config: DetectorConfig,
 ) -> list[SentencePair]:
-    """All (query sentence, source sentence) pairs scoring at least the threshold, ordered by
-    query sentence, document and source sentence."""
+    """All (query sentence, source sentence) pairs scoring at least the threshold, and the
+    edge pairs (`SentencePair.edge`), ordered by query sentence, document and source
+    sentence."""
     sentences = analysis.sentences
     lengths = np.fromiter((len(s.features) for s in sentences), np.int64, len(sentences))
     total = int(lengths.sum())
@@ -93,16 +100,38 @@ def copied_pairs(
     owners, refs, shared = _counted(owners, refs)
     documents, sources, source_sizes = unpack_refs(refs)
     scores = _scores(shared, sizes[owners], source_sizes, config)
-    kept = np.flatnonzero(scores >= 0)
-    strong = shared[kept] >= config.min_shared
+    paired = scores >= 0
+    edge = _edge_pairs(shared, sizes[owners], source_sizes, paired, config)
+    scores = np.where(edge, _jaccard(shared, sizes[owners], source_sizes), scores)
+    kept = np.flatnonzero(paired | edge)
+    strong = paired[kept] & (shared[kept] >= config.min_shared)
     numbers = [s.index for s in sentences]
     return [
-        SentencePair(document, numbers[owner], source, score, firm)
-        for document, owner, source, score, firm in zip(
+        SentencePair(document, numbers[owner], source, score, firm, extends)
+        for document, owner, source, score, firm, extends in zip(
             documents[kept].tolist(), owners[kept].tolist(), sources[kept].tolist(),
-            scores[kept].tolist(), strong.tolist(), strict=True,
+            scores[kept].tolist(), strong.tolist(), edge[kept].tolist(), strict=True,
         )
     ]  # fmt: skip
+
+
+def _jaccard(shared: np.ndarray, sizes: np.ndarray, source_sizes: np.ndarray) -> np.ndarray:
+    """|A∩B| / |A∪B| (at most 1: sizes are capped at MAX_SIZE)."""
+    return np.minimum(shared / np.maximum(sizes + source_sizes - shared, 1), 1.0)
+
+
+def _edge_pairs(
+    shared: np.ndarray,
+    sizes: np.ndarray,
+    source_sizes: np.ndarray,
+    paired: np.ndarray,
+    config: DetectorConfig,
+) -> np.ndarray:
+    """Which candidates are edge pairs: not copied pairs, Jaccard at least
+    ``extension_threshold`` (every candidate shares a feature)."""
+    if config.extension_threshold is None:
+        return np.zeros(len(shared), dtype=bool)
+    return ~paired & (_jaccard(shared, sizes, source_sizes) >= config.extension_threshold)
 
 
 def _without(found: Postings, exclude: Collection[int]) -> Postings:

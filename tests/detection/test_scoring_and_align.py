@@ -2,6 +2,7 @@
 
 import dataclasses
 from collections import Counter, defaultdict
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -69,10 +70,26 @@ def test_copied_pairs_need_shared_features_above_the_threshold():
     index = MemoryIndex()
     index.add(7, document({1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10}))
     query = document({1, 2, 3, 4}, {5, 6, 50, 51, 52, 53, 54, 55}, {9, 99})
-    config = dataclasses.replace(DEFAULT_CONFIG, sentence_threshold=0.3, min_shared=2)
+    config = dataclasses.replace(
+        DEFAULT_CONFIG, sentence_threshold=0.3, min_shared=2, extension_threshold=None
+    )
     pairs = copied_pairs(query, index, config=config)
     assert pairs == [SentencePair(7, 0, 0, 1.0)]  # 2/10 and 1/3 fail (score, min_shared)
     assert copied_pairs(query, index, exclude={7}, config=config) == []
+
+
+def test_pairs_failing_the_rules_but_sharing_enough_are_edge_pairs():
+    index = MemoryIndex()
+    index.add(7, document({1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10}))
+    query = document({1, 2, 3, 4}, {5, 6, 50, 51, 52, 53, 54, 55}, {9, 99})
+    config = dataclasses.replace(
+        DEFAULT_CONFIG, sentence_threshold=0.3, min_shared=2, extension_threshold=0.25
+    )
+    assert copied_pairs(query, index, config=config) == [
+        SentencePair(7, 0, 0, 1.0),
+        # 2 of 10 features (0.2) is below the extension threshold too; 1 of 3 is not
+        SentencePair(7, 2, 2, 1 / 3, strong=False, edge=True),
+    ]
 
 
 def pair(q, s, score=1.0):
@@ -125,6 +142,49 @@ def test_one_short_sentence_is_not_a_passage_but_a_long_close_one_is():
     long = document({1}, length=40).sentences
     assert len(align(1, [pair(0, 0, 0.9)], long, spans_of(1, 40), config)) == 1
     assert align(1, [pair(0, 0, 0.3)], long, spans_of(1, 40), config) == []
+
+
+def edge(q, s, score=0.15):
+    return SentencePair(1, q, s, score, strong=False, edge=True)
+
+
+def borders(alignment):
+    p = alignment.passage
+    return p.start, p.end, p.source_start, p.source_end
+
+
+def test_edge_pairs_extend_a_passage_at_both_ends():
+    query = document(*[{i} for i in range(10)]).sentences
+    pairs = [pair(3, 5), pair(4, 6), edge(5, 7), edge(7, 8), edge(2, 4), edge(1, 3)]
+    config = dataclasses.replace(DEFAULT_CONFIG, extension_gap=1)
+    (alignment,) = align(1, pairs, query, spans_of(20), config)
+    # 5 → 7 follows at once, 7 → 8 after one unpaired query sentence; 2 → 4 and 1 → 3 before
+    assert borders(alignment) == (10, 80, 30, 90)
+    assert alignment.strength == 2 and alignment.passage.score == 1.0  # the copied pairs'
+    assert borders(replace(alignment, passage=alignment.core)) == (30, 50, 50, 70)
+    assert alignment.query_tail.own == (70, 80) and alignment.source_tail.own == (80, 90)
+    assert alignment.query_head.own == (10, 20) and alignment.source_head.own == (30, 40)
+
+
+def test_edge_pairs_only_continue_a_passage_nearby_and_in_order():
+    query = document(*[{i} for i in range(12)]).sentences
+    config = dataclasses.replace(DEFAULT_CONFIG, extension_gap=1, max_source_gap=1)
+    core = [pair(3, 5), pair(4, 6)]
+    for far in (edge(7, 7), edge(5, 9), edge(5, 2), edge(0, 4)):  # query gap 2, source jumps
+        (alignment,) = align(1, [*core, far], query, spans_of(20), config)
+        assert borders(alignment) == (30, 50, 50, 70) and alignment.core is None
+    assert align(1, [edge(3, 5), edge(4, 6), edge(5, 7)], query, spans_of(20), config) == []
+
+
+def test_a_passage_is_not_extended_without_an_extension_threshold():
+    """copied_pairs makes no edge pairs then; align itself takes the pairs it is given."""
+    index = MemoryIndex()
+    index.add(1, document({1, 2}, {3, 4}, {5, 6, 7, 8, 9}))
+    query = document({1, 2}, {3, 4}, {5, 10, 11, 12, 13})  # 1 of 9 shared: Jaccard 0.11
+    with_edges = copied_pairs(query, index, config=DEFAULT_CONFIG)
+    assert [p.edge for p in with_edges] == [False, False, True]
+    config = dataclasses.replace(DEFAULT_CONFIG, extension_threshold=None)
+    assert [p.edge for p in copied_pairs(query, index, config=config)] == [False, False]
 
 
 def test_a_query_run_copied_from_two_places_keeps_the_stronger():
@@ -199,14 +259,21 @@ def reference_pairs(analysis, index, exclude, config):
             counts.update(by_feature.get(feature, ()))
         size = len(sentence.features)
         for (doc, source, source_size), shared in counts.items():
+            jaccard = similarity(shared, size, source_size, "jaccard")
+            edge = SentencePair(doc, sentence.index, source, jaccard, False, True)
+            extends = config.extension_threshold is not None
+            extends = extends and jaccard >= config.extension_threshold
             if not (shared >= config.min_shared or shared == size == source_size):
+                pairs.extend([edge] if extends else [])
                 continue
             score = similarity(shared, size, source_size, config.similarity)
             smaller = min(size, source_size)
             if score < config.sentence_threshold:
-                if smaller < config.containment_min_features:
-                    continue
-                if shared / smaller < config.containment_threshold:
+                if (
+                    smaller < config.containment_min_features
+                    or shared / smaller < config.containment_threshold
+                ):
+                    pairs.extend([edge] if extends else [])
                     continue
                 score = config.sentence_threshold
             strong = shared >= config.min_shared  # not only a shared one-feature opening
@@ -225,14 +292,15 @@ feature_sets = st.lists(st.sets(st.integers(0, 30), max_size=9), min_size=1, max
     st.integers(1, 3),
     st.booleans(),
     st.sampled_from([None, 1, 2, 3]),
+    st.sampled_from([None, 0.1, 0.3]),
 )
 def test_copied_pairs_agree_with_the_per_sentence_definition(
-    sources, query, measure, threshold, min_shared, exclude_first, max_sentence_df
+    sources, query, measure, threshold, min_shared, exclude_first, max_sentence_df, extension
 ):
     config = dataclasses.replace(
         DEFAULT_CONFIG, similarity=measure, sentence_threshold=threshold, min_shared=min_shared,
         containment_min_features=3, max_df_floor=2, max_df_fraction=0.0,
-        max_sentence_df=max_sentence_df,
+        max_sentence_df=max_sentence_df, extension_threshold=extension,
     )  # fmt: skip
     index = MemoryIndex()
     for number, sets in enumerate(sources):

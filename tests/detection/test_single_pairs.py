@@ -3,7 +3,12 @@ copied text does; two sentences of an archive can share two short chains by acci
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from detection import MemoryIndex, analyze, compare, detect
+from detection.align import Alignment, Border
+from detection.model import Passage
+from detection.refine import refine_alignments, word_view
 
 # Found in a 3,300-document English archive (docs/detection.md): the sentences share the
 # chains "of:well" and "well:known" and nothing else.
@@ -48,3 +53,17 @@ def test_one_edited_sentence_copied_alone_is_still_found():
     [passage] = compare(mine, theirs)
     assert mine[passage.start : passage.end].startswith("The committee examined")
     assert theirs[passage.source_start : passage.source_end].startswith("The committee reviewed")
+
+
+def test_the_words_are_asked_of_the_passage_before_its_edges_were_extended():
+    """An edge pair may add a sentence that shares words in a row; the one pair the passage
+    rests on must show them itself."""
+    mine = "Alpha beta gamma delta. Shared words in a row here."
+    theirs = "Epsilon zeta eta theta. Shared words in a row here."
+    core = Passage(0, 0, 23, 0, 23, 0.3)  # "Alpha beta gamma delta." / "Epsilon zeta …"
+    grown = Passage(0, 0, len(mine), 0, len(theirs), 0.3)
+    whole = Border((0, len(mine)), (0, len(theirs)))
+    item = Alignment(grown, 1, whole, whole, whole, whole, core=core)
+    query, sources = word_view(mine), {0: word_view(theirs)}
+    assert refine_alignments(query, sources, [item]) == []
+    assert refine_alignments(query, sources, [replace(item, core=None)]) != []
