@@ -22,8 +22,9 @@
    feature): the next query sentence after the passage (or before it), at most
    ``extension_gap`` unpaired sentences away, joins when it pairs so with a source sentence
    that continues the passage's source side (at most ``max_source_gap`` sentences beyond
-   it, or one back). A copy's first and last sentences are where editors rewrite most;
-   edge pairs never start or bridge anything themselves.
+   it, or one back), and has no copied pair of its own in that source. A copy's first and
+   last sentences are where editors rewrite most; edge pairs never start or bridge anything
+   themselves.
 5. Passages overlapping on both sides, or continuing each other in order on both sides within
    ``join_chars`` characters (one copy found in pieces; the second must not begin earlier in
    the source — a passage is monotone on both sides), are merged; of passages still
@@ -172,9 +173,10 @@ class Alignment:
     # Made of weak pairs only (`SentencePair.strong`): one-feature sentences sharing their
     # opening chain. Where the texts are at hand (`detection.refine`) it must show copied words.
     weak: bool = False
-    # The passage before its edges were extended (None: `passage` itself): what a weak or
-    # one-pair alignment must show copied words in.
-    core: Passage | None = None
+    # The alignment before its edges were extended (None: this one): what a weak or one-pair
+    # alignment must show copied words in, and where refinement falls back to at an edge
+    # whose words do not agree (`detection.refine`).
+    core: Alignment | None = None
 
 
 def _best_pairs(pairs: Sequence[SentencePair]) -> list[SentencePair]:
@@ -265,7 +267,7 @@ def _extended(
     grown = Passage(passage.source, start, end, source_start, source_end, passage.score)
     return replace(
         item, passage=grown, query_head=head_q, source_head=head_s, query_tail=tail_q,
-        source_tail=tail_s, core=passage,
+        source_tail=tail_s, core=item,
     )  # fmt: skip
 
 
@@ -385,11 +387,13 @@ def align(
 
     ``source_spans`` must hold the character span of every source sentence in ``pairs``.
     """
+    core = [pair for pair in pairs if not pair.edge]
+    # A sentence copied from somewhere in this source belongs there, not to a neighbour's edge.
+    placed = {pair.query for pair in core}
     edges: dict[int, list[SentencePair]] = {}
     for pair in pairs:
-        if pair.edge:
+        if pair.edge and pair.query not in placed:
             edges.setdefault(pair.query, []).append(pair)
-    core = [pair for pair in pairs if not pair.edge] if edges else pairs
     alignments: list[Alignment] = []
     for cluster in cluster_pairs(core, config):
         for group in split_at_source_gaps(cluster, config):

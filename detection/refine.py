@@ -133,6 +133,17 @@ def _refined(item: Alignment, query: WordView, source: WordView) -> Passage:
     end = _tail(query, source, item.query_tail)
     source_start = _head(source, query, item.source_head)
     source_end = _tail(source, query, item.source_tail)
+    core = item.core
+    # An end extended by an edge pair (`detection.align`) whose sentences share no three words
+    # in a row is not taken: a neighbour sharing one common chain by chance is no copy.
+    if core is not None and (start is None or source_start is None):
+        p = replace(p, start=core.passage.start, source_start=core.passage.source_start)
+        start = _head(query, source, core.query_head)
+        source_start = _head(source, query, core.source_head)
+    if core is not None and (end is None or source_end is None):
+        p = replace(p, end=core.passage.end, source_end=core.passage.source_end)
+        end = _tail(query, source, core.query_tail)
+        source_end = _tail(source, query, core.source_tail)
     if start is not None and end is not None and start < end:
         p = replace(p, start=start, end=end)
     if source_start is not None and source_end is not None and source_start < source_end:
@@ -203,6 +214,6 @@ def _copies_words(item: Alignment, query: WordView, source: WordView) -> bool:
     two short chains and a quarter of their features by accident ("…selected biographies of
     well-known people" / "…a novel proof of a well-known theorem"), while a copied sentence
     keeps three words in a row even with a quarter of its words edited."""
-    p = item.core or item.passage  # not the sentences its edges were extended by
+    p = (item.core or item).passage  # not the sentences its edges were extended by
     whole = Border((p.start, p.end), (p.source_start, p.source_end))
     return _anchor(query, source, whole, head=True) is not None

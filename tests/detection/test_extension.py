@@ -14,8 +14,8 @@ SOURCE = (
     " the first one.\n"
 )
 REWRITTEN = (
-    "Engineers replaced that ancient crossing on three occasions during the previous hundred"
-    " years because of floods."
+    "Engineers replaced that ancient crossing on three occasions in the last hundred years"
+    " because of the floods."
 )
 QUERY = (
     "Our class wrote about local history this week. The river rises every spring when the snow"
@@ -31,9 +31,22 @@ def test_the_rewritten_sentence_shares_one_chain_with_its_source():
 
 
 def test_a_passage_takes_in_its_rewritten_last_sentence():
+    """Up to the last word the two sentences share ("because of the"), as word-level borders
+    end every passage."""
     [passage] = compare(QUERY, SOURCE)
-    assert QUERY[passage.start : passage.end].endswith(REWRITTEN)
-    assert SOURCE[passage.source_start : passage.source_end].endswith("because of the water.")
+    assert QUERY[passage.start : passage.end].endswith("hundred years because of the")
+    assert SOURCE[passage.source_start : passage.source_end].endswith("because of the")
+
+
+def test_an_edge_whose_words_do_not_agree_is_not_taken():
+    """The same sentence sharing its one chain but no three words in a row with the source
+    sentence: the passage keeps its copied sentences only."""
+    rewritten = "Engineers replaced that crossing thrice in the last decades because of floods."
+    query = QUERY.replace(REWRITTEN, rewritten)
+    shared = set(analyze(query).sentences[3].features) & set(analyze(SOURCE).sentences[2].features)
+    assert shared
+    [passage] = compare(query, SOURCE)
+    assert query[passage.start : passage.end].endswith("after the flood.")
 
 
 def test_without_extension_the_passage_stops_before_it():

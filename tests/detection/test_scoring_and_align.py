@@ -2,7 +2,6 @@
 
 import dataclasses
 from collections import Counter, defaultdict
-from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -161,7 +160,7 @@ def test_edge_pairs_extend_a_passage_at_both_ends():
     # 5 → 7 follows at once, 7 → 8 after one unpaired query sentence; 2 → 4 and 1 → 3 before
     assert borders(alignment) == (10, 80, 30, 90)
     assert alignment.strength == 2 and alignment.passage.score == 1.0  # the copied pairs'
-    assert borders(replace(alignment, passage=alignment.core)) == (30, 50, 50, 70)
+    assert alignment.core is not None and borders(alignment.core) == (30, 50, 50, 70)
     assert alignment.query_tail.own == (70, 80) and alignment.source_tail.own == (80, 90)
     assert alignment.query_head.own == (10, 20) and alignment.source_head.own == (30, 40)
 

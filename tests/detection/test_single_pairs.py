@@ -60,7 +60,8 @@ def test_the_words_are_asked_of_the_passage_before_its_edges_were_extended():
     rests on must show them itself."""
     mine = "Alpha beta gamma delta. Shared words in a row here."
     theirs = "Epsilon zeta eta theta. Shared words in a row here."
-    core = Passage(0, 0, 23, 0, 23, 0.3)  # "Alpha beta gamma delta." / "Epsilon zeta …"
+    first = Border((0, 23), (0, 23))  # "Alpha beta gamma delta." / "Epsilon zeta …"
+    core = Alignment(Passage(0, 0, 23, 0, 23, 0.3), 1, first, first, first, first)
     grown = Passage(0, 0, len(mine), 0, len(theirs), 0.3)
     whole = Border((0, len(mine)), (0, len(theirs)))
     item = Alignment(grown, 1, whole, whole, whole, whole, core=core)
