@@ -175,6 +175,17 @@ def test_edge_pairs_only_continue_a_passage_nearby_and_in_order():
     assert align(1, [edge(3, 5), edge(4, 6), edge(5, 7)], query, spans_of(20), config) == []
 
 
+def test_a_sentence_copied_elsewhere_in_the_source_is_no_edge():
+    """Query sentence 5 has a copied pair of its own (source sentence 15): it belongs there,
+    not to the end of the passage before it."""
+    query = document(*[{i} for i in range(12)]).sentences
+    pairs = [pair(3, 5), pair(4, 6), pair(5, 15), edge(5, 7)]
+    alignments = align(1, pairs, query, spans_of(20), DEFAULT_CONFIG)
+    assert [borders(a) for a in alignments] == [(30, 50, 50, 70)]
+    without = align(1, [pair(3, 5), pair(4, 6), edge(5, 7)], query, spans_of(20), DEFAULT_CONFIG)
+    assert [borders(a) for a in without] == [(30, 60, 50, 80)]
+
+
 def test_a_passage_is_not_extended_without_an_extension_threshold():
     """copied_pairs makes no edge pairs then; align itself takes the pairs it is given."""
     index = MemoryIndex()
