@@ -134,6 +134,12 @@ def test_coverage_counts_overlapping_passages_once():
 def test_config_validates_its_values():
     with pytest.raises(ValueError, match="chain_gap"):
         DetectorConfig(chain_gap=0)
+    for bad in (0.0, -0.1, 1.5):
+        with pytest.raises(ValueError, match="extension_threshold"):
+            DetectorConfig(extension_threshold=bad)
+    with pytest.raises(ValueError, match="extension_gap"):
+        DetectorConfig(extension_gap=-1)
+    assert DetectorConfig(extension_threshold=None).extension_threshold is None
     with pytest.raises(dataclasses.FrozenInstanceError):
         DEFAULT_CONFIG.chain_length = 5  # type: ignore[misc]
 
