@@ -99,10 +99,12 @@ def copied_pairs(
     owners, refs = _shared(features, owners, found)
     owners, refs, shared = _counted(owners, refs)
     documents, sources, source_sizes = unpack_refs(refs)
-    scores = _scores(shared, sizes[owners], source_sizes, config)
+    query_sizes = sizes[owners]
+    scores = _scores(shared, query_sizes, source_sizes, config)
     paired = scores >= 0
-    edge = _edge_pairs(shared, sizes[owners], source_sizes, paired, config)
-    scores = np.where(edge, _jaccard(shared, sizes[owners], source_sizes), scores)
+    jaccard = _jaccard(shared, query_sizes, source_sizes)
+    edge = _edge_pairs(jaccard, paired, config)
+    scores = np.where(edge, jaccard, scores)
     kept = np.flatnonzero(paired | edge)
     strong = paired[kept] & (shared[kept] >= config.min_shared)
     numbers = [s.index for s in sentences]
@@ -120,18 +122,12 @@ def _jaccard(shared: np.ndarray, sizes: np.ndarray, source_sizes: np.ndarray) ->
     return np.minimum(shared / np.maximum(sizes + source_sizes - shared, 1), 1.0)
 
 
-def _edge_pairs(
-    shared: np.ndarray,
-    sizes: np.ndarray,
-    source_sizes: np.ndarray,
-    paired: np.ndarray,
-    config: DetectorConfig,
-) -> np.ndarray:
+def _edge_pairs(jaccard: np.ndarray, paired: np.ndarray, config: DetectorConfig) -> np.ndarray:
     """Which candidates are edge pairs: not copied pairs, Jaccard at least
     ``extension_threshold`` (every candidate shares a feature)."""
     if config.extension_threshold is None:
-        return np.zeros(len(shared), dtype=bool)
-    return ~paired & (_jaccard(shared, sizes, source_sizes) >= config.extension_threshold)
+        return np.zeros(len(jaccard), dtype=bool)
+    return ~paired & (jaccard >= config.extension_threshold)
 
 
 def _without(found: Postings, exclude: Collection[int]) -> Postings:
