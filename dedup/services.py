@@ -30,6 +30,7 @@ from detection.neardup import (
     cluster_documents,
     signature_version,
 )
+from documents import transient
 from documents.models import Collection, Document
 
 logger = logging.getLogger(__name__)
@@ -77,10 +78,12 @@ def dedup_run_enqueue(*, run: DedupRun) -> None:
     transaction.on_commit(lambda: dedup_run_task.delay(run_id))
 
 
-def dedup_run_execute(*, run_id: int) -> None:
+def dedup_run_execute(*, run_id: int, may_retry: bool = False) -> None:
     """Cluster the collection; replaces the run's members and signatures (safe to run twice).
 
-    A failure is stored on the row (status failed) and logged."""
+    A failure is stored on the row (status failed) and logged; with `may_retry` a transient
+    database error (`documents.transient`) leaves the run queued and raises `TryAgain` for
+    the caller to run it again."""
     run = DedupRun.objects.filter(id=run_id).first()
     if run is None:
         logger.info("dedup run %s is gone; nothing to do", run_id)
@@ -88,6 +91,10 @@ def dedup_run_execute(*, run_id: int) -> None:
     try:
         _execute(run)
     except Exception as error:  # noqa: BLE001 - stored for the user, logged for us
+        if may_retry and transient.is_transient(error):
+            rows = DedupRun.objects.filter(id=run_id)
+            transient.mark_waiting(rows, status=DedupRun.Status.QUEUED)
+            raise transient.TryAgain from error
         logger.exception("dedup run %s failed", run_id)
         _progress(run_id, run.progress, status=DedupRun.Status.FAILED, error=f"{error}"[:2000])
 

@@ -1,20 +1,28 @@
-"""Celery entry points: ids in, one service call, harmless to run twice."""
+"""Celery entry points: ids in, one service call, harmless to run twice; a transient database
+error runs the task again later (`documents.transient`)."""
 
-from celery import shared_task
+from celery import Task, shared_task
 
 from dedup import services
+from documents import transient
 from documents.models import Document
 
 
-@shared_task(name="dedup.run", acks_late=True)
-def dedup_run_task(run_id: int) -> None:
+@shared_task(bind=True, name="dedup.run", acks_late=True)
+def dedup_run_task(self: Task, run_id: int) -> None:
     """Cluster a collection; returns quietly when the run has been deleted meanwhile."""
-    services.dedup_run_execute(run_id=run_id)
+    transient.attempt(
+        self, lambda may_retry: services.dedup_run_execute(run_id=run_id, may_retry=may_retry)
+    )
 
 
-@shared_task(name="dedup.assign_document", acks_late=True)
-def dedup_assign_document(document_id: int) -> None:
+@shared_task(bind=True, name="dedup.assign_document", acks_late=True)
+def dedup_assign_document(self: Task, document_id: int) -> None:
     """Stream a processed document into its collection's latest runs (quiet when it is gone)."""
+    transient.attempt(self, lambda _: _assign(document_id))
+
+
+def _assign(document_id: int) -> None:
     document = Document.objects.filter(id=document_id).first()
     if document is not None:
         services.dedup_document_assign(document=document)

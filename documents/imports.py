@@ -21,7 +21,7 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 
-from documents import archive_import, services
+from documents import archive_import, services, transient
 from documents.archive_import import ImportFile, ImportReport, SkippedFile
 from documents.models import ArchiveImport, Collection
 
@@ -101,8 +101,11 @@ def imports_resume() -> int:
     return len(ids)
 
 
-def import_run(*, import_id: int) -> None:
-    """The task's body: import the files of an unfinished import, recording its progress."""
+def import_run(*, import_id: int, may_retry: bool = False) -> None:
+    """The task's body: import the files of an unfinished import, recording its progress.
+    With `may_retry` a transient database error (`documents.transient`) leaves the import
+    queued and raises `TryAgain` for the caller to run it again (what it stored is skipped
+    then) instead of failing it."""
     job = ArchiveImport.objects.select_related("collection").filter(id=import_id).first()
     if job is None or job.finished:
         return
@@ -127,6 +130,10 @@ def import_run(*, import_id: int) -> None:
             _finish(job, ArchiveImport.Status.FAILED, error=str(error))
             return
         except Exception as error:
+            if may_retry and transient.is_transient(error):
+                rows = ArchiveImport.objects.filter(id=job.id)
+                transient.mark_waiting(rows, status=ArchiveImport.Status.QUEUED)
+                raise transient.TryAgain from error
             logger.exception("import %s failed", job.id)
             _finish(job, ArchiveImport.Status.FAILED, error=f"The import stopped ({error}).")
             return

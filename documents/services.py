@@ -21,7 +21,7 @@ from django.db.models.expressions import RawSQL
 from dedup.services import dedup_assign_enqueue
 from detection import DEFAULT_CONFIG, DetectionError, DocumentAnalysis, Passage, analyze, coverage
 from detection.detector import detect_refined
-from documents import boilerplate, broker, selectors
+from documents import boilerplate, broker, selectors, transient
 from documents.extraction import ArchiveMember, ExtractionError, iter_archive
 from documents.extraction.errors import size_text
 from documents.extraction.formats import resolve as resolve_format
@@ -505,10 +505,13 @@ def _enqueue_ids(ids: Sequence[int], *, bulk: bool = False) -> None:
         document_process_task.apply_async((document_id,), queue=queue)
 
 
-def document_process(*, document_id: int) -> None:
+def document_process(*, document_id: int, may_retry: bool = False) -> None:
     """The pipeline: read -> analyse -> index -> detect -> store. Safe to run twice.
 
-    Any failure is stored on the row (status failed) so one bad file never blocks others.
+    Any failure is stored on the row (status failed) so one bad file never blocks others;
+    with `may_retry` a transient database error (`documents.transient`: a deadlock, the
+    connection lost) is not: the document goes back to queued and `TryAgain` is raised for
+    the caller to run this again later.
     """
     document = Document.objects.filter(id=document_id).select_related("collection").first()
     if document is None:
@@ -524,6 +527,10 @@ def document_process(*, document_id: int) -> None:
     except (UnreadableFile, DetectionError) as error:  # messages written for the user
         _fail(document_id, str(error))
     except Exception as error:  # noqa: BLE001 - stored for the user, logged for us
+        if may_retry and transient.is_transient(error):
+            rows = Document.objects.filter(id=document_id)
+            transient.mark_waiting(rows, status=Document.Status.QUEUED, progress=0)
+            raise transient.TryAgain from error
         if not Document.objects.filter(id=document_id).exists():  # e.g. its file went with it
             logger.info("document %s was deleted while processing (%r)", document_id, error)
             return

@@ -137,3 +137,34 @@ def test_streaming_survives_a_deleted_centre(collection, owner, add_pages):
     (placed,) = services.dedup_document_assign(document=late)
     assert placed.cluster == cluster
     assert placed.relation in ("duplicate", "containment")
+
+
+def test_a_run_that_lost_its_connection_runs_again_and_finishes(
+    collection, owner, add_pages, monkeypatch
+):
+    import psycopg
+    from django.db import connection
+
+    from dedup.tasks import dedup_run_task
+
+    pages = add_pages(*STORY_0)
+    run = services.dedup_run_start(collection=collection, method="periods", user=owner)
+    real = services._execute
+    statuses: list[str] = []
+
+    def flaky(run: DedupRun) -> None:
+        statuses.append(DedupRun.objects.get(id=run.id).status)
+        if len(statuses) == 1:
+            DedupRun.objects.filter(id=run.id).update(status=DedupRun.Status.RUNNING)
+            with connection.wrap_database_errors:  # as Django raises it
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+        real(run)
+
+    monkeypatch.setattr(services, "_execute", flaky)
+
+    dedup_run_task.apply(args=(run.id,))
+
+    run.refresh_from_db()
+    assert statuses == ["queued", "queued"]  # back to queued while it waited
+    assert (run.status, run.error) == ("done", "")
+    assert len({cluster_of(run)[i] for i in ids(pages, STORY_0)}) == 1

@@ -1,0 +1,106 @@
+"""Database errors worth another attempt: the work was fine, the moment was not.
+
+PostgreSQL breaks a deadlock by cancelling one of the transactions (two imports' chunks and a
+bulk deletion taking site rows crosswise, say: migration 0022), a serializable transaction can
+be refused, and the server can restart or the connection drop under a running task. None of
+these says anything about the document, so a Celery task that meets one runs again a little
+later (`retry_later`) instead of storing a failure the user would have to clear by hand:
+every task of this app is safe to run twice. Anything else (unreadable data, a bug, a full
+disk) fails at once with its message stored, as before. After `ATTEMPTS` tries the error is
+stored like any other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable
+
+import psycopg
+from celery import Task
+from celery.exceptions import Retry
+from django.db import Error as DatabaseFailure
+from django.db import InterfaceError, connections
+from django.db.models import QuerySet
+
+logger = logging.getLogger(__name__)
+
+ATTEMPTS = 6  # the first run and five more, 5 s to 80 s apart (2.5 minutes in all)
+FIRST_DELAY_SECONDS = 5.0
+
+# SQLSTATE classes 40 (transaction rollback: serialization failure, deadlock detected) and 08
+# (connection exception), and the server shutting down or starting (57P01-57P03).
+_STATE_CLASSES = ("40", "08")
+_STATES = frozenset({"57P01", "57P02", "57P03"})
+
+
+class TryAgain(Exception):  # noqa: N818 - a request to the caller, not an error of its own
+    """Raised by a service asked to leave transient errors to its caller (`__cause__`: the
+    database error)."""
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether `error`, or an error it was raised from (Django wraps psycopg's), is one that
+    another attempt may not meet."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, psycopg.InterfaceError | InterfaceError):  # connection closed
+            return True
+        if isinstance(current, psycopg.OperationalError):
+            state = current.sqlstate
+            # No SQLSTATE: the connection itself failed (refused, lost, closed by the server).
+            if state is None or state[:2] in _STATE_CLASSES or state in _STATES:
+                return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def attempt(task: Task, work: Callable[[bool], object]) -> None:
+    """Run `work(may_retry)` as one attempt of `task`: a transient error, whether the work
+    raised it or asked for another attempt (`TryAgain`), queues the task again, unless this
+    is its last attempt (`may_retry` is False then: the work stores the error as a failure)."""
+    last = last_attempt(task)
+    try:
+        work(not last)
+    except TryAgain as error:
+        raise retry_later(task, error) from error
+    except Exception as error:
+        if last or not is_transient(error):
+            raise
+        raise retry_later(task, error) from error
+
+
+def retry_later(task: Task, error: BaseException) -> Retry:
+    """Queue `task` again (same arguments, same queue) after a delay doubling with each
+    attempt; the caller raises what this returns. Connections the error left unusable are
+    closed first, so the next attempt opens a new one."""
+    cause = error.__cause__ if isinstance(error, TryAgain) and error.__cause__ else error
+    attempt = task.request.retries + 1
+    logger.warning(
+        "%s%s met %r; attempt %d of %d in %.0f s",
+        task.name, tuple(task.request.args or ()), cause, attempt + 1, ATTEMPTS, delay(attempt),
+    )  # fmt: skip
+    for connection in connections.all(initialized_only=True):
+        if connection.connection is not None and not connection.is_usable():
+            connection.close()
+    return task.retry(exc=cause, countdown=delay(attempt), max_retries=ATTEMPTS - 1)
+
+
+def delay(attempt: int) -> float:
+    """Seconds before retry `attempt` (1, 2, ...): 5, 10, 20, 40, 80."""
+    return FIRST_DELAY_SECONDS * 2 ** (attempt - 1)
+
+
+def last_attempt(task: Task) -> bool:
+    """Whether this run of `task` is its last: a transient error is then stored as a failure."""
+    return task.request.retries >= ATTEMPTS - 1
+
+
+def mark_waiting(rows: QuerySet, **fields: object) -> None:
+    """`rows.update(**fields)` if the database can still be written: how the work shows while
+    it waits for another attempt. When it cannot be written, the rows stay as they were and
+    start-up (`make run`: `documents_resume`, `imports_resume`) finds the work unfinished."""
+    with contextlib.suppress(DatabaseFailure):  # Django's InterfaceError is no DatabaseError
+        rows.update(**fields)

@@ -1,0 +1,243 @@
+"""Transient database errors (documents.transient): a deadlock PostgreSQL breaks, the
+connection lost. The tasks run again a little later instead of storing a failure; other
+errors fail at once, and an error met on every attempt is stored like any other."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+
+import psycopg
+import pytest
+from django.db import connection
+from django.db.utils import InterfaceError, OperationalError
+
+from documents import archive_import, imports, services, transient
+from documents import tasks as document_tasks
+from documents.models import ArchiveImport, Collection, Document
+from tests.documents.factories import WATER, upload
+
+pytestmark = pytest.mark.django_db
+
+
+def django_error(cause: psycopg.Error) -> Exception:
+    """`cause` as Django raises it: wrapped in django.db's class of the same name."""
+    try:
+        with connection.wrap_database_errors:
+            raise cause
+    except Exception as wrapped:  # noqa: BLE001 - returned for the test to use
+        return wrapped
+    raise AssertionError("not raised")
+
+
+def deadlock() -> Exception:
+    return django_error(psycopg.errors.DeadlockDetected("deadlock detected"))
+
+
+def real_deadlock() -> psycopg.Error:
+    """Two sessions locking two rows crosswise; PostgreSQL cancels one of them."""
+    params = connection.get_connection_params()
+    table = f"deadlock_{uuid.uuid4().hex[:8]}"
+    setup = psycopg.connect(**params, autocommit=True)
+    setup.execute(f"CREATE TABLE {table} (id int PRIMARY KEY)")
+    setup.execute(f"INSERT INTO {table} VALUES (1), (2)")
+    first, second = psycopg.connect(**params), psycopg.connect(**params)
+    errors: list[psycopg.Error] = []
+    both_hold_one = threading.Barrier(2)
+
+    def lock(session: psycopg.Connection, mine: int, theirs: int) -> None:
+        try:
+            session.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR UPDATE", [mine])
+            both_hold_one.wait()
+            session.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR UPDATE", [theirs])
+        except psycopg.Error as error:
+            errors.append(error)
+        finally:
+            session.rollback()  # the survivor lets go once it has both rows
+
+    try:
+        threads = [
+            threading.Thread(target=lock, args=(first, 1, 2)),
+            threading.Thread(target=lock, args=(second, 2, 1)),
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+    finally:
+        first.close()
+        second.close()
+        setup.execute(f"DROP TABLE {table}")
+        setup.close()
+    assert len(errors) == 1, errors
+    return errors[0]
+
+
+def test_a_deadlock_postgresql_breaks_is_transient_as_psycopg_and_django_raise_it():
+    error = real_deadlock()
+    assert isinstance(error, psycopg.errors.DeadlockDetected)
+    assert transient.is_transient(error)
+    assert transient.is_transient(django_error(error))
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (psycopg.errors.SerializationFailure("could not serialize access"), True),
+        (psycopg.errors.AdminShutdown("terminating connection"), True),
+        (psycopg.errors.CannotConnectNow("the database system is starting up"), True),
+        (psycopg.OperationalError("server closed the connection unexpectedly"), True),
+        (psycopg.InterfaceError("the connection is closed"), True),
+        (psycopg.errors.UniqueViolation("duplicate key value"), False),
+        (psycopg.errors.DiskFull("could not extend file"), False),
+        (psycopg.errors.QueryCanceled("canceling statement due to statement timeout"), False),
+        (psycopg.errors.UndefinedTable('relation "x" does not exist'), False),
+    ],
+)
+def test_which_database_errors_are_transient(error, expected):
+    assert transient.is_transient(error) is expected
+    assert transient.is_transient(django_error(error)) is expected
+
+
+def test_an_error_raised_while_handling_a_transient_one_is_transient_too():
+    try:
+        try:
+            raise deadlock()
+        except OperationalError:
+            raise RuntimeError("cleaning up failed") from None  # only __context__ is left
+    except RuntimeError as error:
+        assert error.__context__ is not None
+        assert transient.is_transient(error)
+    assert not transient.is_transient(ValueError("bad data"))
+    assert transient.is_transient(InterfaceError("connection already closed"))  # Django's own
+
+
+def test_the_delays_double_from_five_seconds():
+    assert [transient.delay(n) for n in range(1, transient.ATTEMPTS)] == [5, 10, 20, 40, 80]
+
+
+class Flaky:
+    """`work` that fails with `error` half-way on its first `failures` calls (the document
+    shown processing at 45 %), then does the real work; records the document's status as each
+    call found it."""
+
+    def __init__(self, work, error, failures: int) -> None:  # type: ignore[no-untyped-def]
+        self.work, self.error, self.failures = work, error, failures
+        self.calls = 0
+        self.statuses: list[str] = []
+
+    def __call__(self, document: Document) -> None:
+        self.calls += 1
+        self.statuses.append(Document.objects.get(id=document.id).status)
+        if self.calls <= self.failures:
+            Document.objects.filter(id=document.id).update(status="processing", progress=45)
+            raise self.error
+        self.work(document)
+
+
+def test_a_document_meeting_a_deadlock_is_processed_again(owner, monkeypatch, caplog):
+    collection = services.collection_create(owner=owner, name="c")
+    document = upload(collection, "zh_source.txt")
+    flaky = Flaky(services._process, deadlock(), failures=2)
+    monkeypatch.setattr(services, "_process", flaky)
+
+    with caplog.at_level(logging.WARNING, logger=transient.__name__):
+        document_tasks.document_process_task.apply(args=(document.id,))
+
+    document.refresh_from_db()
+    assert (document.status, document.progress, document.error) == ("done", 100, "")
+    assert flaky.calls == 3
+    assert flaky.statuses == ["queued", "queued", "queued"]  # shown queued while it waited
+    waits = [r.getMessage() for r in caplog.records]
+    assert len(waits) == 2
+    assert "deadlock detected" in waits[0] and "attempt 2 of 6 in 5 s" in waits[0]
+    assert "attempt 3 of 6 in 10 s" in waits[1]
+
+
+def test_a_deadlock_on_every_attempt_is_stored_as_the_failure(owner, monkeypatch):
+    collection = services.collection_create(owner=owner, name="c")
+    document = upload(collection, "zh_source.txt")
+    flaky = Flaky(services._process, deadlock(), failures=100)
+    monkeypatch.setattr(services, "_process", flaky)
+
+    document_tasks.document_process_task.apply(args=(document.id,))
+
+    document.refresh_from_db()
+    assert flaky.calls == transient.ATTEMPTS
+    assert document.status == "failed"
+    assert "deadlock detected" in document.error
+
+
+def test_other_errors_fail_the_document_at_once(owner, monkeypatch):
+    collection = services.collection_create(owner=owner, name="c")
+    document = upload(collection, "zh_source.txt")
+    flaky = Flaky(services._process, ValueError("a bug"), failures=100)
+    monkeypatch.setattr(services, "_process", flaky)
+
+    document_tasks.document_process_task.apply(args=(document.id,))
+
+    document.refresh_from_db()
+    assert flaky.calls == 1
+    assert (document.status, document.error) == ("failed", "Processing failed (ValueError: a bug).")
+
+
+def test_called_outside_a_task_the_pipeline_still_stores_a_transient_error(owner, monkeypatch):
+    collection = services.collection_create(owner=owner, name="c")
+    document = upload(collection, "zh_source.txt")
+    monkeypatch.setattr(services, "_process", Flaky(services._process, deadlock(), failures=1))
+
+    services.document_process(document_id=document.id)  # evaluate_pipeline, bench, tests
+
+    document.refresh_from_db()
+    assert document.status == "failed" and "deadlock detected" in document.error
+
+
+def test_an_import_that_lost_its_connection_runs_again_and_finishes(
+    archive, monkeypatch, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    monkeypatch.setattr(document_tasks.archive_import_task, "delay", lambda *_: None)
+    monkeypatch.setattr(document_tasks.archive_import_task, "apply_async", lambda *_, **__: None)
+    job = imports.import_upload(collection=archive, files=[("water.txt", WATER.encode())])
+    real = archive_import.archive_import
+    calls: list[str] = []
+
+    def flaky(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(ArchiveImport.objects.get(id=job.id).status)
+        if len(calls) == 1:
+            raise django_error(
+                psycopg.OperationalError("server closed the connection unexpectedly")
+            )
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(archive_import, "archive_import", flaky)
+
+    document_tasks.archive_import_task.apply(args=(job.id,))
+
+    job.refresh_from_db()
+    assert calls == ["running", "running"]
+    assert (job.status, job.imported, job.error) == ("done", 1, "")
+    assert Document.objects.filter(collection=archive, filename="water.txt").count() == 1
+
+
+def test_a_collection_deletion_meeting_a_deadlock_runs_again(owner, monkeypatch):
+    collection = services.collection_create(owner=owner, name="c")
+    upload(collection, "zh_source.txt")
+    monkeypatch.setattr(document_tasks.collection_delete_task, "delay", lambda _: None)
+    services.collection_delete(collection=collection)
+    real = services.collection_purge
+    calls: list[int] = []
+
+    def flaky(*, collection_id: int) -> None:
+        calls.append(collection_id)
+        if len(calls) == 1:
+            raise deadlock()
+        real(collection_id=collection_id)
+
+    monkeypatch.setattr(services, "collection_purge", flaky)
+
+    document_tasks.collection_delete_task.apply(args=(collection.id,))
+
+    assert calls == [collection.id, collection.id]
+    assert not Collection.objects.filter(id=collection.id).exists()
