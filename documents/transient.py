@@ -1,13 +1,18 @@
 """Database errors worth another attempt: the work was fine, the moment was not.
 
-PostgreSQL breaks a deadlock by cancelling one of the transactions (two imports' chunks and a
-bulk deletion taking site rows crosswise, say: migration 0022), a serializable transaction can
-be refused, and the server can restart or the connection drop under a running task. None of
-these says anything about the document, so a Celery task that meets one runs again a little
-later (`retry_later`) instead of storing a failure the user would have to clear by hand:
-every task of this app is safe to run twice. Anything else (unreadable data, a bug, a full
-disk) fails at once with its message stored, as before. After `ATTEMPTS` tries the error is
-stored like any other.
+PostgreSQL breaks a deadlock by cancelling one of the transactions (an import's chunk and a
+collection deletion's batch taking site rows crosswise, say: migration 0022), a serializable
+transaction can be refused, and the server can restart or the connection drop under a
+running task. None of these says anything about the document, so a Celery task that meets
+one runs again a little later (`retry_later`) instead of storing a failure the user would
+have to clear by hand: every task of this app is safe to run twice. Anything else
+(unreadable data, a bug, a full disk) fails at once with its message stored, as before.
+After `ATTEMPTS` tries the error is stored like any other.
+
+The next attempt is a new message: when the broker is down too, Celery cannot send it and
+drops the task. Documents, imports and collection deletions left unfinished that way are
+queued again at start-up (`manage.py reanalyze --unfinished`); a near-duplicate assignment
+is lost, as it was when such a task failed.
 """
 
 from __future__ import annotations
