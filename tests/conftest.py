@@ -77,10 +77,13 @@ def anonymous_api():
 def _empty_index_after_transactional_tests(request):
     """Flushing a transactional test's database only truncates Django-managed tables; the
     raw-SQL index tables are emptied here so no postings leak into the next test. The
-    process's list of heavy features is forgotten before every test."""
+    process's list of heavy features, and the near-duplicate runs it holds, are forgotten
+    before every test."""
+    from dedup import run_index
     from documents import pg_index
 
     pg_index._HEAVY.clear()
+    run_index.forget()
     yield
     marker = request.node.get_closest_marker("django_db")
     transactional = (marker is not None and marker.kwargs.get("transaction")) or any(
