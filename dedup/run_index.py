@@ -2,10 +2,11 @@
 
 Streaming a document into a run needs the run's fitted method and a candidate index over the
 signatures stored in it. Built anew for every document, that cost grew with the run: every
-signature unpickled and indexed, under the run's lock, 65 ms per document at 2,000 members
-and 540 ms at 20,000 (docs/dedup.md). A process now keeps the last runs it streamed into and
-reads only the signatures stored since (ids above the last it read): assignments into one run
-store theirs holding the run's lock, one at a time, so no lower id commits after a higher one.
+signature unpickled and indexed, under the run's lock: 70 ms per document at 2,000 members
+and 606 ms at 20,000 (p50, `manage.py dedup_stream_bench`, docs/dedup.md). A process now
+keeps the last runs it streamed into and reads only the signatures stored since (ids above
+the last it read): assignments into one run store theirs holding the run's lock, one at a
+time, so no lower id commits after a higher one.
 A run that was re-run (a new `finished` time or signature version) is read again from
 scratch. A member deleted with its document stays in the index until a lookup proposes it:
 the caller finds its membership gone and `drop`s it.
@@ -52,8 +53,9 @@ _RUNS: OrderedDict[int, RunIndex] = OrderedDict()
 
 
 def run_index(run: DedupRun) -> RunIndex | None:
-    """The run's index, current with its stored signatures (call it holding the run's lock);
-    None when the run has no fitted method or was fitted by another version of its method."""
+    """The run's index with the signatures stored so far: holding the run's lock, every one
+    (outside it, an assignment may be storing one). None when the run has no fitted method
+    or was fitted by another version of its method."""
     key = (run.id, run.finished, run.signature_version)
     held = _RUNS.pop(run.id, None)
     if held is None or held.key != key:

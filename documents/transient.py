@@ -82,20 +82,20 @@ def retry_later(task: Task, error: BaseException) -> Retry:
     attempt; the caller raises what this returns. Connections the error left unusable are
     closed first, so the next attempt opens a new one."""
     cause = error.__cause__ if isinstance(error, TryAgain) and error.__cause__ else error
-    attempt = task.request.retries + 1
+    retry = task.request.retries + 1  # this one; the attempt it starts is retry + 1
     logger.warning(
         "%s%s met %r; attempt %d of %d in %.0f s",
-        task.name, tuple(task.request.args or ()), cause, attempt + 1, ATTEMPTS, delay(attempt),
+        task.name, tuple(task.request.args or ()), cause, retry + 1, ATTEMPTS, delay(retry),
     )  # fmt: skip
     for connection in connections.all(initialized_only=True):
         if connection.connection is not None and not connection.is_usable():
             connection.close()
-    return task.retry(exc=cause, countdown=delay(attempt), max_retries=ATTEMPTS - 1)
+    return task.retry(exc=cause, countdown=delay(retry), max_retries=ATTEMPTS - 1)
 
 
-def delay(attempt: int) -> float:
-    """Seconds before retry `attempt` (1, 2, ...): 5, 10, 20, 40, 80."""
-    return FIRST_DELAY_SECONDS * 2 ** (attempt - 1)
+def delay(retry: int) -> float:
+    """Seconds before retry number `retry` (1, 2, ...): 5, 10, 20, 40, 80."""
+    return FIRST_DELAY_SECONDS * 2 ** (retry - 1)
 
 
 def last_attempt(task: Task) -> bool:
