@@ -4,16 +4,17 @@ Streaming a document into a run needs the run's fitted method and a candidate in
 signatures stored in it. Built anew for every document, that cost grew with the run: every
 signature unpickled and indexed, under the run's lock: 70 ms per document at 2,000 members
 and 606 ms at 20,000 (p50, `manage.py dedup_stream_bench`, docs/dedup.md). A process now
-keeps the last runs it streamed into and reads only the signatures stored since (ids above
-the last it read): assignments into one run store theirs holding the run's lock, one at a
-time, so no lower id commits after a higher one.
-A run that was re-run (a new `finished` time or signature version) is read again from
-scratch. A member deleted with its document stays in the index until a lookup proposes it:
-the caller finds its membership gone and `drop`s it.
+keeps the last runs it streamed into (as many as hold `CACHED_MEMBERS` members in all) and
+reads only the signatures stored since (ids above the last it read): assignments into one
+run store theirs holding the run's lock, one at a time, so no lower id commits after a
+higher one. A run that was re-run (a new `finished` time or signature version) is read again
+from scratch. A member deleted with its document stays in the index until a lookup proposes
+it: the caller finds its membership gone and `drop`s it.
 """
 
 from __future__ import annotations
 
+import gc
 import pickle
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -24,7 +25,11 @@ from dedup.models import DedupRun, Signature
 from detection.neardup import NearDupMethod, signature_version
 from detection.neardup.base import CandidateIndex
 
-CACHED_RUNS = 2  # runs kept per process: each holds its members' signatures in memory
+# Runs kept per process, least recently used dropped first: any number while their members
+# number at most CACHED_MEMBERS in all (a collection streams into the latest run of each of
+# its methods, up to seven), and always the one just used.
+CACHED_MEMBERS = 200_000
+FREEZE_AFTER = 1_000  # a run read afresh with this many members is moved out of the GC's way
 
 
 @dataclass
@@ -58,6 +63,7 @@ def run_index(run: DedupRun) -> RunIndex | None:
     or was fitted by another version of its method."""
     key = (run.id, run.finished, run.signature_version)
     held = _RUNS.pop(run.id, None)
+    fresh = held is None or held.key != key
     if held is None or held.key != key:
         held = _fresh(run, key)
         if held is None:
@@ -66,8 +72,13 @@ def run_index(run: DedupRun) -> RunIndex | None:
         run=run, signature_version=run.signature_version, id__gt=held.last_id
     )
     held.read(list(rows.values_list("id", "document_id", "data")))
+    if fresh and len(held.stored) >= FREEZE_AFTER:
+        # Long-lived objects by the thousand: the worker froze its start-up objects so that
+        # full collections do not pause lookups (config/celery.py); these join them. Dropped
+        # later, they are freed by reference counting as usual.
+        gc.freeze()
     _RUNS[run.id] = held
-    while len(_RUNS) > CACHED_RUNS:
+    while len(_RUNS) > 1 and sum(len(r.stored) for r in _RUNS.values()) > CACHED_MEMBERS:
         _RUNS.popitem(last=False)
     return held
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -122,9 +123,13 @@ def import_run(*, import_id: int, may_retry: bool = False) -> None:
         ArchiveImport.objects.filter(id=job.id).update(
             status=ArchiveImport.Status.RUNNING, started_at=timezone.now()
         )
+        before = job.imported  # stored by an earlier attempt of this import (a retry)
         try:
             report = archive_import.archive_import(
-                job.collection, _items(job), processes=1, progress=lambda r: _record(job, r)
+                job.collection,
+                _items(job),
+                processes=1,
+                progress=lambda r: _record(job, _carried(r, before)),
             )
         except services.UploadError as error:  # the archive is being deleted, say
             _finish(job, ArchiveImport.Status.FAILED, error=str(error))
@@ -137,7 +142,7 @@ def import_run(*, import_id: int, may_retry: bool = False) -> None:
             logger.exception("import %s failed", job.id)
             _finish(job, ArchiveImport.Status.FAILED, error=f"The import stopped ({error}).")
             return
-    _record(job, report)
+    _record(job, _carried(report, before))
     if report.imported:
         archive_import.index_refresh_after_import(report.document_ids)
     _finish(job, ArchiveImport.Status.DONE)
@@ -154,6 +159,19 @@ def _items(job: ArchiveImport) -> Iterator[ImportFile | SkippedFile]:
             yield SkippedFile(name, f"the uploaded file is gone ({error.strerror or error})")
             continue
         yield from archive_import.file_items(name, name, "", data)
+
+
+def _carried(report: ImportReport, before: int) -> ImportReport:
+    """The report of an attempt after one that stored `before` documents: this attempt reads
+    those files again and finds their content already there, so they count as imported, not
+    as duplicates. (Their heavy features are left to the lookups to record.)"""
+    if not before:
+        return report
+    return replace(
+        report,
+        imported=report.imported + before,
+        duplicates=max(0, report.duplicates - before),
+    )
 
 
 def _record(job: ArchiveImport, report: ImportReport) -> None:

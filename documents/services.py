@@ -510,8 +510,8 @@ def document_process(*, document_id: int, may_retry: bool = False) -> None:
 
     Any failure is stored on the row (status failed) so one bad file never blocks others;
     with `may_retry` a transient database error (`documents.transient`: a deadlock, the
-    connection lost) is not: the document goes back to queued and `TryAgain` is raised for
-    the caller to run this again later.
+    server restarting) is not: the document goes back to queued and `TryAgain` is raised
+    for the caller to run this again later.
     """
     document = Document.objects.filter(id=document_id).select_related("collection").first()
     if document is None:

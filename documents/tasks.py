@@ -1,7 +1,7 @@
 """Celery entry points: ids in, one service call, harmless to run twice.
 
-A transient database error (`documents.transient`: a deadlock, the connection lost) runs the
-task again later instead of failing it; on its last attempt the error is stored as any other.
+A transient database error (`documents.transient`: a deadlock, the server restarting) runs the
+task again later instead of failing it; on its last attempt it is handled as any other error.
 """
 
 from celery import Task, shared_task

@@ -2,17 +2,23 @@
 
 PostgreSQL breaks a deadlock by cancelling one of the transactions (an import's chunk and a
 collection deletion's batch taking site rows crosswise, say: migration 0022), a serializable
-transaction can be refused, and the server can restart or the connection drop under a
-running task. None of these says anything about the document, so a Celery task that meets
-one runs again a little later (`retry_later`) instead of storing a failure the user would
-have to clear by hand: every task of this app is safe to run twice. Anything else
-(unreadable data, a bug, a full disk) fails at once with its message stored, as before.
-After `ATTEMPTS` tries the error is stored like any other.
+transaction can be refused, and the server can be restarted under a running task or be down
+when the task connects. None of these says anything about the document, so a Celery task
+that meets one runs again a little later (`retry_later`) instead of storing a failure the
+user would have to clear by hand: every task of this app is safe to run twice. Anything else
+(unreadable data, a bug, a full disk) fails at once, with its message stored where the task
+has a row to store it on, as before; so does an error met on all `ATTEMPTS` tries.
 
-The next attempt is a new message: when the broker is down too, Celery cannot send it and
-drops the task. Documents, imports and collection deletions left unfinished that way are
-queued again at start-up (`manage.py reanalyze --unfinished`); a near-duplicate assignment
-is lost, as it was when such a task failed.
+Not transient: a connection lost in the middle of a statement without the server saying why
+("server closed the connection unexpectedly"). That is what a backend killed by the
+out-of-memory killer or crashing looks like, and the statement that did it would do it again;
+the other sessions of a crashed server get 57P02 and are retried.
+
+The next attempt is a new message. When the broker is down too, Celery cannot send it: the
+task ends and, acknowledged late, its message comes back from the broker's unacknowledged
+set after the visibility timeout or at a restart, and start-up (`manage.py reanalyze
+--unfinished`) queues unfinished documents, imports, collection deletions and near-duplicate
+runs again.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ import psycopg
 from celery import Task
 from celery.exceptions import Retry
 from django.db import Error as DatabaseFailure
-from django.db import InterfaceError, connections
+from django.db import connections
 from django.db.models import QuerySet
 
 logger = logging.getLogger(__name__)
@@ -33,10 +39,11 @@ logger = logging.getLogger(__name__)
 ATTEMPTS = 6  # the first run and five more, 5 s to 80 s apart (2.5 minutes in all)
 FIRST_DELAY_SECONDS = 5.0
 
-# SQLSTATE classes 40 (transaction rollback: serialization failure, deadlock detected) and 08
-# (connection exception), and the server shutting down or starting (57P01-57P03).
-_STATE_CLASSES = ("40", "08")
+# SQLSTATE class 40 (transaction rollback: serialization failure, deadlock detected), and the
+# server shut down, restarting after a crash, or starting (57P01-57P03).
+_STATE_CLASSES = ("40",)
 _STATES = frozenset({"57P01", "57P02", "57P03"})
+_CONNECTING_FAILED = "connection failed"  # how psycopg words a failed connect (no SQLSTATE)
 
 
 class TryAgain(Exception):  # noqa: N818 - a request to the caller, not an error of its own
@@ -45,20 +52,19 @@ class TryAgain(Exception):  # noqa: N818 - a request to the caller, not an error
 
 
 def is_transient(error: BaseException) -> bool:
-    """Whether `error`, or an error it was raised from (Django wraps psycopg's), is one that
-    another attempt may not meet."""
+    """Whether `error`, or an error it was raised from (`raise ... from`: Django wraps
+    psycopg's, `TryAgain` its cause), is one that another attempt may not meet."""
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, psycopg.InterfaceError | InterfaceError):  # connection closed
-            return True
         if isinstance(current, psycopg.OperationalError):
             state = current.sqlstate
-            # No SQLSTATE: the connection itself failed (refused, lost, closed by the server).
-            if state is None or state[:2] in _STATE_CLASSES or state in _STATES:
+            if state is not None and (state[:2] in _STATE_CLASSES or state in _STATES):
                 return True
-        current = current.__cause__ or current.__context__
+            if state is None and str(current).startswith(_CONNECTING_FAILED):
+                return True  # the server is down or not accepting connections yet
+        current = current.__cause__
     return False
 
 
@@ -79,8 +85,9 @@ def attempt(task: Task, work: Callable[[bool], object]) -> None:
 
 def retry_later(task: Task, error: BaseException) -> Retry:
     """Queue `task` again (same arguments, same queue) after a delay doubling with each
-    attempt; the caller raises what this returns. Connections the error left unusable are
-    closed first, so the next attempt opens a new one."""
+    attempt, by raising Celery's `Retry` (typed as returned so callers can write `raise
+    retry_later(...)`). Connections the error left unusable are closed first, so the next
+    attempt opens a new one."""
     cause = error.__cause__ if isinstance(error, TryAgain) and error.__cause__ else error
     retry = task.request.retries + 1  # this one; the attempt it starts is retry + 1
     logger.warning(
@@ -99,13 +106,14 @@ def delay(retry: int) -> float:
 
 
 def last_attempt(task: Task) -> bool:
-    """Whether this run of `task` is its last: a transient error is then stored as a failure."""
-    return task.request.retries >= ATTEMPTS - 1
+    """Whether this run of `task` is its last: a transient error is then stored as a failure.
+    A task function called directly (not through Celery) has no next attempt either."""
+    return task.request.called_directly or task.request.retries >= ATTEMPTS - 1
 
 
 def mark_waiting(rows: QuerySet, **fields: object) -> None:
     """`rows.update(**fields)` if the database can still be written: how the work shows while
     it waits for another attempt. When it cannot be written, the rows stay as they were and
-    start-up (`make run`: `documents_resume`, `imports_resume`) finds the work unfinished."""
+    start-up (`manage.py reanalyze --unfinished`) finds the work unfinished."""
     with contextlib.suppress(DatabaseFailure):  # Django's InterfaceError is no DatabaseError
         rows.update(**fields)

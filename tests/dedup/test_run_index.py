@@ -50,20 +50,21 @@ def test_signatures_stored_after_the_process_read_the_run_are_read_on_the_next_a
 def test_a_run_executed_again_is_read_afresh(collection, owner, add_pages):
     pages = add_pages(*STORY_0, STORY_1[0])
     run = start_run(collection, owner)
-    late = add_pages(STORY_1[2], STORY_5[0])
-    services.dedup_document_assign(document=late[STORY_1[2]])
-    before = run_index.run_index(run)
-    assert before is not None and late[STORY_1[2]].id in before.stored
+    early = add_pages(STORY_1[2])[STORY_1[2]]
+    services.dedup_document_assign(document=early)  # the process holds the run now
+    before = run_index.held(run.id)
+    assert before is not None and early.id not in before.stored  # it read before storing
 
-    services.dedup_run_execute(run_id=run.id)  # the run again: it clusters what is done now
+    services.dedup_run_execute(run_id=run.id)  # again: its clusters and signatures replaced
     run.refresh_from_db()
-    (placed,) = services.dedup_document_assign(document=late[STORY_5[0]])
+    late = add_pages(STORY_1[3])[STORY_1[3]]  # after the run: streamed, not clustered
+    (placed,) = services.dedup_document_assign(document=late)
 
-    after = run_index.run_index(run)
+    after = run_index.held(run.id)
     assert after is not None and after is not before and after.key[1] == run.finished
-    everything = {*(page.id for page in pages.values()), *(page.id for page in late.values())}
-    assert set(after.stored) == everything
-    assert placed.relation == "centre"
+    assert set(after.stored) == {*(p.id for p in pages.values()), early.id}
+    assert placed.cluster == cluster(run, pages[STORY_1[0]])  # its story, as re-run
+    assert placed.relation in ("duplicate", "containment", "different")
 
 
 def test_a_best_match_deleted_since_the_process_read_it_is_dropped(collection, owner, add_pages):
@@ -105,3 +106,17 @@ def test_a_run_storing_many_signatures_refreshes_their_statistics(
     after = analyses()
     for table in ("dedup_signature", "dedup_clustermember"):
         assert (after.get(table, 0) > before.get(table, 0)) is analysed, table
+
+
+def test_runs_left_unfinished_are_queued_again_at_start_up(collection, owner, monkeypatch):
+    from dedup.tasks import dedup_run_task
+
+    queued: list[int] = []
+    monkeypatch.setattr(dedup_run_task, "delay", queued.append)
+    waiting = DedupRun.objects.create(collection=collection, method="periods")
+    cut = DedupRun.objects.create(collection=collection, method="minhash", status="running")
+    DedupRun.objects.create(collection=collection, method="ddw", status="done")
+    DedupRun.objects.create(collection=collection, method="simhash", status="failed")
+
+    assert services.dedup_runs_resume() == 2
+    assert sorted(queued) == sorted([waiting.id, cut.id])

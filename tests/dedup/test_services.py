@@ -139,7 +139,7 @@ def test_streaming_survives_a_deleted_centre(collection, owner, add_pages):
     assert placed.relation in ("duplicate", "containment")
 
 
-def test_a_run_that_lost_its_connection_runs_again_and_finishes(
+def test_a_run_cut_by_a_server_restart_runs_again_and_finishes(
     collection, owner, add_pages, monkeypatch
 ):
     import psycopg
@@ -157,7 +157,7 @@ def test_a_run_that_lost_its_connection_runs_again_and_finishes(
         if len(statuses) == 1:
             DedupRun.objects.filter(id=run.id).update(status=DedupRun.Status.RUNNING)
             with connection.wrap_database_errors:  # as Django raises it
-                raise psycopg.OperationalError("server closed the connection unexpectedly")
+                raise psycopg.errors.AdminShutdown("terminating connection")
         real(run)
 
     monkeypatch.setattr(services, "_execute", flaky)

@@ -86,9 +86,20 @@ def test_a_deadlock_postgresql_breaks_is_transient_as_psycopg_and_django_raise_i
     [
         (psycopg.errors.SerializationFailure("could not serialize access"), True),
         (psycopg.errors.AdminShutdown("terminating connection"), True),
+        (psycopg.errors.CrashShutdown("terminating connection: crash of another process"), True),
         (psycopg.errors.CannotConnectNow("the database system is starting up"), True),
-        (psycopg.OperationalError("server closed the connection unexpectedly"), True),
-        (psycopg.InterfaceError("the connection is closed"), True),
+        (
+            psycopg.OperationalError(
+                'connection failed: connection to server at "127.0.0.1", '
+                "port 5432 failed: Connection refused"
+            ),
+            True,
+        ),  # fmt: skip
+        # Lost mid-statement with no word from the server: what the statement's own crash of
+        # the backend looks like; retrying would crash it again.
+        (psycopg.OperationalError("server closed the connection unexpectedly"), False),
+        (psycopg.OperationalError("the connection is closed"), False),
+        (psycopg.InterfaceError("the cursor is closed"), False),
         (psycopg.errors.UniqueViolation("duplicate key value"), False),
         (psycopg.errors.DiskFull("could not extend file"), False),
         (psycopg.errors.QueryCanceled("canceling statement due to statement timeout"), False),
@@ -100,17 +111,21 @@ def test_which_database_errors_are_transient(error, expected):
     assert transient.is_transient(django_error(error)) is expected
 
 
-def test_an_error_raised_while_handling_a_transient_one_is_transient_too():
+def test_only_errors_raised_from_a_transient_one_count_not_those_raised_while_handling_it():
+    try:
+        raise transient.TryAgain from deadlock()
+    except transient.TryAgain as asked:
+        assert transient.is_transient(asked)
     try:
         try:
             raise deadlock()
         except OperationalError:
-            raise RuntimeError("cleaning up failed") from None  # only __context__ is left
+            raise RuntimeError("a bug in the handler") from None  # only __context__ is left
     except RuntimeError as error:
         assert error.__context__ is not None
-        assert transient.is_transient(error)
+        assert not transient.is_transient(error)
     assert not transient.is_transient(ValueError("bad data"))
-    assert transient.is_transient(InterfaceError("connection already closed"))  # Django's own
+    assert not transient.is_transient(InterfaceError("connection already closed"))
 
 
 def test_the_delays_double_from_five_seconds():
@@ -182,6 +197,19 @@ def test_other_errors_fail_the_document_at_once(owner, monkeypatch):
     assert (document.status, document.error) == ("failed", "Processing failed (ValueError: a bug).")
 
 
+def test_the_task_function_called_directly_stores_a_transient_error(owner, monkeypatch):
+    collection = services.collection_create(owner=owner, name="c")
+    document = upload(collection, "zh_source.txt")
+    flaky = Flaky(services._process, deadlock(), failures=1)
+    monkeypatch.setattr(services, "_process", flaky)
+
+    document_tasks.document_process_task(document.id)  # no Celery request: no next attempt
+
+    document.refresh_from_db()
+    assert flaky.calls == 1
+    assert document.status == "failed" and "deadlock detected" in document.error
+
+
 def test_called_outside_a_task_the_pipeline_still_stores_a_transient_error(owner, monkeypatch):
     collection = services.collection_create(owner=owner, name="c")
     document = upload(collection, "zh_source.txt")
@@ -193,32 +221,65 @@ def test_called_outside_a_task_the_pipeline_still_stores_a_transient_error(owner
     assert document.status == "failed" and "deadlock detected" in document.error
 
 
-def test_an_import_that_lost_its_connection_runs_again_and_finishes(
+def test_an_import_cut_by_a_server_restart_runs_again_and_finishes(
     archive, monkeypatch, settings, tmp_path
 ):
     settings.MEDIA_ROOT = tmp_path / "media"
     monkeypatch.setattr(document_tasks.archive_import_task, "delay", lambda *_: None)
     monkeypatch.setattr(document_tasks.archive_import_task, "apply_async", lambda *_, **__: None)
     job = imports.import_upload(collection=archive, files=[("water.txt", WATER.encode())])
-    real = archive_import.archive_import
+    real_import, real_run = archive_import.archive_import, imports.import_run
     calls: list[str] = []
+    entered: list[str] = []
 
     def flaky(*args, **kwargs):  # type: ignore[no-untyped-def]
         calls.append(ArchiveImport.objects.get(id=job.id).status)
         if len(calls) == 1:
-            raise django_error(
-                psycopg.OperationalError("server closed the connection unexpectedly")
-            )
-        return real(*args, **kwargs)
+            raise django_error(psycopg.errors.AdminShutdown("terminating connection"))
+        return real_import(*args, **kwargs)
+
+    def run(**kwargs):  # type: ignore[no-untyped-def]
+        entered.append(ArchiveImport.objects.get(id=job.id).status)
+        return real_run(**kwargs)
 
     monkeypatch.setattr(archive_import, "archive_import", flaky)
+    monkeypatch.setattr(imports, "import_run", run)
 
     document_tasks.archive_import_task.apply(args=(job.id,))
 
     job.refresh_from_db()
+    assert entered == ["queued", "queued"]  # shown queued again while it waited
     assert calls == ["running", "running"]
     assert (job.status, job.imported, job.error) == ("done", 1, "")
     assert Document.objects.filter(collection=archive, filename="water.txt").count() == 1
+
+
+def test_an_import_cut_after_storing_counts_what_it_stored_as_imported_not_as_duplicates(
+    archive, monkeypatch, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    monkeypatch.setattr(document_tasks.archive_import_task, "delay", lambda *_: None)
+    monkeypatch.setattr(document_tasks.archive_import_task, "apply_async", lambda *_, **__: None)
+    files = [("water.txt", WATER.encode()), ("other.txt", WATER.encode()[::-1])]
+    job = imports.import_upload(collection=archive, files=files)
+    real = archive_import.archive_import
+    calls: list[int] = []
+
+    def cut_after_storing(*args, **kwargs):  # type: ignore[no-untyped-def]
+        report = real(*args, **kwargs)
+        calls.append(report.imported)
+        if len(calls) == 1:  # everything stored and recorded, then the server went away
+            raise django_error(psycopg.errors.AdminShutdown("terminating connection"))
+        return report
+
+    monkeypatch.setattr(archive_import, "archive_import", cut_after_storing)
+
+    document_tasks.archive_import_task.apply(args=(job.id,))
+
+    job.refresh_from_db()
+    assert calls == [2, 0]  # the second attempt found both already there
+    assert (job.status, job.files, job.imported, job.duplicates) == ("done", 2, 2, 0)
+    assert job.summary == "2 files read: 2 imported"
 
 
 def test_a_collection_deletion_meeting_a_deadlock_runs_again(owner, monkeypatch):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from dedup import services as dedup_services
 from documents import imports, selectors, services
 from documents.models import Collection, Document
 
@@ -62,6 +63,9 @@ class Command(BaseCommand):
             unfinished = imports.imports_resume()
             if unfinished:
                 self.stdout.write(f"Queued {unfinished} unfinished archive import(s) again.")
+            runs = dedup_services.dedup_runs_resume()
+            if runs:
+                self.stdout.write(f"Queued {runs} unfinished near-duplicate run(s) again.")
         if options["all"]:
             documents = Document.objects.filter(collection__deleting=False)
             if collections is not None:
