@@ -120,3 +120,43 @@ def test_runs_left_unfinished_are_queued_again_at_start_up(collection, owner, mo
 
     assert services.dedup_runs_resume() == 2
     assert sorted(queued) == sorted([waiting.id, cut.id])
+
+
+def test_a_signature_stored_by_another_process_before_the_lock_is_read_under_it(
+    collection, owner, add_pages, monkeypatch
+):
+    import pickle
+
+    from dedup.models import Signature
+
+    add_pages(*STORY_0)
+    run = start_run(collection, owner)
+    late = add_pages(STORY_1[0], STORY_1[2])
+    other, mine = late[STORY_1[0]], late[STORY_1[2]]
+    real_lock = services._lock_run
+
+    def lock_after_another_process_stored(run_id: int):  # type: ignore[no-untyped-def]
+        # Between this process's unlocked read and its lock, another process assigns
+        # `other` (a page of the same story), writing the rows as `_member_join` does.
+        held = run_index.held(run_id)
+        assert held is not None and other.id not in held.stored
+        run_row = DedupRun.objects.get(id=run_id)
+        Signature.objects.create(
+            run=run_row,
+            document=other,
+            method=run_row.method,
+            signature_version=run_row.signature_version,
+            data=pickle.dumps(held.method.signature(other.text)),
+        )
+        ClusterMember.objects.create(
+            run=run_row, cluster=999, document=other, relation="centre", score=1.0
+        )
+        return real_lock(run_id)
+
+    monkeypatch.setattr(services, "_lock_run", lock_after_another_process_stored)
+
+    (placed,) = services.dedup_document_assign(document=mine)
+
+    assert placed.run_id == run.id
+    assert placed.cluster == 999  # found through the signature read under the lock
+    assert placed.relation in ("duplicate", "containment")
