@@ -302,3 +302,25 @@ def test_a_collection_deletion_meeting_a_deadlock_runs_again(owner, monkeypatch)
 
     assert calls == [collection.id, collection.id]
     assert not Collection.objects.filter(id=collection.id).exists()
+
+
+def test_a_retry_is_sent_to_the_queue_it_came_from_after_the_delay(settings, monkeypatch):
+    """Not eager: the next attempt is a new message, on the same (bulk) queue, counted."""
+    from celery.canvas import Signature
+    from celery.exceptions import Retry
+
+    sent: list[dict] = []
+    monkeypatch.setattr(Signature, "apply_async", lambda self, *a, **k: sent.append(self.options))
+    task = document_tasks.document_process_task
+    bulk = settings.DOCUMENTS_BULK_QUEUE
+    task.push_request(
+        id="t-1", args=(7,), kwargs={}, retries=1, is_eager=False, called_directly=False,
+        delivery_info={"exchange": "", "routing_key": bulk},
+    )  # fmt: skip
+    try:
+        with pytest.raises(Retry):
+            raise transient.retry_later(task, deadlock())
+    finally:
+        task.pop_request()
+    (options,) = sent
+    assert (options["queue"], options["countdown"], options["retries"]) == (bulk, 10.0, 2)
