@@ -64,7 +64,7 @@ def run_index(run: DedupRun) -> RunIndex | None:
     key = (run.id, run.finished, run.signature_version)
     held = _RUNS.pop(run.id, None)
     fresh = held is None or held.key != key
-    if held is None or held.key != key:
+    if held is None or fresh:
         held = _fresh(run, key)
         if held is None:
             return None

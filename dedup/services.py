@@ -32,6 +32,7 @@ from detection.neardup import (
     signature_version,
 )
 from detection.neardup.base import CandidateIndex
+from documents import selectors as document_selectors
 from documents import transient
 from documents.models import Collection, Document
 
@@ -89,12 +90,7 @@ def dedup_runs_resume() -> int:
     twice only replaces its results."""
     from dedup.tasks import dedup_run_task
 
-    ids = list(
-        DedupRun.objects.filter(
-            status__in=[DedupRun.Status.QUEUED, DedupRun.Status.RUNNING],
-            collection__deleting=False,
-        ).values_list("id", flat=True)
-    )
+    ids = document_selectors.unfinished_job_ids(DedupRun.objects.all())
     for run_id in ids:
         dedup_run_task.delay(run_id)
     return len(ids)

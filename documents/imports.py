@@ -22,7 +22,7 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 
-from documents import archive_import, services, transient
+from documents import archive_import, selectors, services, transient
 from documents.archive_import import ImportFile, ImportReport, SkippedFile
 from documents.models import ArchiveImport, Collection
 
@@ -91,12 +91,7 @@ def imports_resume() -> int:
     """Queue the imports that never finished again (the worker stopped, or the broker lost the
     message); a copy of a running import's message comes back until that one has finished,
     and then finds it finished."""
-    ids = list(
-        ArchiveImport.objects.filter(
-            status__in=[ArchiveImport.Status.QUEUED, ArchiveImport.Status.RUNNING],
-            collection__deleting=False,
-        ).values_list("id", flat=True)
-    )
+    ids = selectors.unfinished_job_ids(ArchiveImport.objects.all())
     for import_id in ids:
         _enqueue(import_id)
     return len(ids)

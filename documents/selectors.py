@@ -62,6 +62,17 @@ def import_list(*, collection: Collection) -> QuerySet[ArchiveImport]:
     return ArchiveImport.objects.filter(collection=collection).order_by("-created_at", "-id")
 
 
+def unfinished_job_ids(jobs: QuerySet) -> list[int]:
+    """The ids of the jobs of `jobs` (imports, near-duplicate runs: models with a `queued` /
+    `running` status and a collection) left unfinished, outside collections being deleted:
+    what start-up queues again when their task was lost."""
+    return list(
+        jobs.filter(status__in=["queued", "running"], collection__deleting=False).values_list(
+            "id", flat=True
+        )
+    )
+
+
 def import_get(*, user: AbstractBaseUser, import_id: int) -> ArchiveImport:
     """One of the user's imports (404 for anyone else's, as for collections)."""
     return get_object_or_404(

@@ -75,9 +75,7 @@ def attempt(task: Task, work: Callable[[bool], object]) -> None:
     last = last_attempt(task)
     try:
         work(not last)
-    except TryAgain as error:
-        raise retry_later(task, error) from error
-    except Exception as error:
+    except Exception as error:  # TryAgain included: its cause is transient
         if last or not is_transient(error):
             raise
         raise retry_later(task, error) from error
