@@ -8,10 +8,11 @@ sentence it was matched with (:class:`detection.align.Border`):
 
 1. anchor: the first (for a head; last for a tail) word trigram of the border sentence that
    also occurs in its partner — this drops the uncopied head (tail) of the border sentence;
-2. extension: from the anchor, walk outwards word by word while the two texts agree, tolerating
-   one differing word when the next ``_RESYNC`` words agree again (noisy copies), up to
-   ``_REACH`` words — this adds the copied tail (head) of a neighbouring sentence that was too
-   short a fragment to be a copied sentence on its own;
+2. extension: from the anchor, walk outwards through a banded word alignment (X-drop, as BLAST
+   extends its seeds: agreeing words +1, differing, dropped or inserted words -1) while the
+   score stays within ``_DROP`` of its best, up to ``_REACH`` words, and end at the best — this
+   adds the copied tail (head) of a neighbouring sentence that was too short a fragment, or too
+   edited, to be a copied sentence on its own, across dropped particles and swapped words;
 3. punctuation right after the last word (before the first word) joins the passage.
 
 Used by :func:`detection.compare` and the PAN command; :func:`detection.detect` has no texts
@@ -33,7 +34,8 @@ from detection.words import token_spans
 __all__ = ["WordView", "word_view", "refine_alignments", "join_adjacent"]
 
 _REACH = 120  # words an extension may walk past the sentence border
-_RESYNC = 2  # agreeing words needed after one differing word
+_DROP = 2  # how far below its best score an extension may fall before it stops
+_BAND = 2  # words one side may run ahead of the other (drops and insertions)
 _N = 3  # anchor n-gram length
 
 
@@ -62,19 +64,36 @@ def word_view(text: str) -> WordView:
 
 
 def _walk(q: Sequence[str], s: Sequence[str], i: int, j: int, step: int) -> int:
-    """How many words the texts agree walking from (i, j) in direction ``step``."""
-    taken = 0
-    while taken < _REACH:
-        a, b = i + step * (taken + 1), j + step * (taken + 1)
-        if not (0 <= a < len(q) and 0 <= b < len(s)):
+    """How many words of ``q`` beyond ``q[i]`` the copy continues, walking from the shared
+    words ``(q[i], s[j])`` in direction ``step``.
+
+    An X-drop extension (as BLAST extends its seeds) on a banded word alignment: an agreeing
+    word scores +1, a differing, dropped or inserted word -1 (a swap of two words is a drop and
+    an insertion around an agreeing word); the walk stops once every cell of a row is more than
+    ``_DROP`` below the best score, and the copy ends at the best score's word. So edits are
+    crossed when the words after them agree again, and the border never lands on an edit.
+    """
+    q_left = min((len(q) - 1 - i) if step > 0 else i, _REACH)
+    width = min((len(s) - 1 - j) if step > 0 else j, q_left + _BAND) + 1
+    missing = -(1 << 30)
+    previous = [-b if b <= _BAND else missing for b in range(width)]  # no word of q taken
+    best, best_a = 0, 0
+    for a in range(1, q_left + 1):
+        word = q[i + step * a]
+        row = [missing] * width
+        for b in range(max(0, a - _BAND), min(a + _BAND + 1, width)):
+            score = previous[b] - 1  # q's word dropped
+            if b:
+                agree = word == s[j + step * b]
+                score = max(score, previous[b - 1] + (1 if agree else -1), row[b - 1] - 1)
+            row[b] = score
+        top = max(row)
+        if top > best:
+            best, best_a = top, a
+        if top < best - _DROP:
             break
-        if q[a] != s[b]:
-            # One differing word is noise when the following words agree again.
-            ahead = [(a + step * k, b + step * k) for k in range(1, _RESYNC + 1)]
-            if not all(0 <= x < len(q) and 0 <= y < len(s) and q[x] == s[y] for x, y in ahead):
-                break
-        taken += 1
-    return taken
+        previous = row
+    return best_a
 
 
 def _anchor(own: WordView, other: WordView, border: Border, head: bool) -> tuple[int, int] | None:
