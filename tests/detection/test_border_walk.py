@@ -4,7 +4,10 @@ after it agree again, and the border lands on a copied word, never on unrelated 
 
 from __future__ import annotations
 
+import pytest
+
 from detection import compare
+from detection.refine import _walk
 
 BODY = (
     " old wooden bridge was rebuilt three times during the last century because of the water."
@@ -18,23 +21,11 @@ def _copied(query: str, source: str = SOURCE) -> str:
     return query[passage.start : passage.end]
 
 
-def test_a_border_crosses_a_dropped_and_an_inserted_word():
+def test_a_border_crosses_an_inserted_word():
     """Against "The engineers say old", "Engineers say that old" shares its first word trigram
     at "old wooden bridge"; the walk back crosses the inserted "that"."""
     query = "Our class wrote about it. Engineers say that" + BODY + " Then we had lunch.\n"
     assert _copied(query).startswith("Engineers say that old wooden bridge")
-
-
-def test_a_border_stops_at_three_edited_words():
-    query = "Our class wrote about it. The engineers claim that locals think" + BODY + " End.\n"
-    assert _copied(query).startswith("old wooden bridge")
-
-
-def test_a_border_lands_on_the_last_copied_word():
-    """After the copy the texts share a word here and there ("the"), never enough to make up
-    for the words between: the passage ends where the copy does."""
-    query = "Our class wrote about it. The engineers say" + BODY + " Then the teacher built it.\n"
-    assert _copied(query).endswith("after the spring flood.")
 
 
 def test_a_chinese_border_crosses_a_dropped_particle_and_a_swap():
@@ -49,3 +40,24 @@ def test_a_chinese_border_crosses_a_dropped_particle_and_a_swap():
     source = "会议在北京召开。与会者认为，该地区的区位优势显著，" + rest
     query = "今天天气很好。与会者觉得，该地区区位显著优势，" + rest
     assert _copied(query, source).startswith("该地区区位显著优势，自然资源富庶")
+
+
+@pytest.mark.parametrize(
+    ("query", "source", "taken"),
+    [
+        ("A B C D E F", "A B C D E F", 5),  # verbatim: to the last word
+        ("A x y C D E", "A p r C D E", 5),  # two differing words, then three agreeing
+        ("A x y z C D E F", "A p r t C D E F", 0),  # three differing words stop it
+        ("A x C D", "A C D", 3),  # a word inserted in the query
+        ("A C D", "A x C D", 2),  # a word dropped from the query
+        ("A C B D E F", "A B C D E F", 5),  # two words swapped
+        ("A x y C D E F", "A C D E F", 6),  # two words inserted in the query
+        ("A x y z C D E F G", "A C D E F G", 0),  # three inserted words stop it
+        ("A B C x the y z", "A B C p the r t", 2),  # after the copy: one shared "the"
+        ("A B C x D", "A B C p q", 2),  # the border never lands on a differing word
+    ],
+)
+def test_the_walk_crosses_edits_the_next_words_make_up_for(query, source, taken):
+    q, s = query.split(), source.split()
+    assert _walk(q, s, 0, 0, 1) == taken
+    assert _walk(q[::-1], s[::-1], len(q) - 1, len(s) - 1, -1) == taken  # walking back
