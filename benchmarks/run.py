@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import corpus, database, ingest, latency, peers
+from benchmarks import corpus, cpu, database, ingest, latency, peers
 from detection import DEFAULT_CONFIG, analyze
 from documents.pg_index import DF_TABLE, POSTING_TABLE
 
@@ -153,7 +153,9 @@ METHOD = {
     "document rows vacuumed and BRIN ranges summarised (no autovacuum work left: "
     "curve[].autovacuum_runs_during_latency) and a CHECKPOINT "
     "(curve[].checkpoint_before_latency: false when the role may not run one); nearest-rank "
-    "percentiles",
+    "percentiles. curve[].cpu_during_latency: shares of all CPUs' time over the worst-case "
+    "timings from /proc/stat (busy = running; steal = the hypervisor running something else "
+    "while this machine's CPUs had work), null where there is no /proc/stat",
     "batch_all_pairs": "the last batch_pairs archive documents (recombined) as one collection: "
     "each checked with detection.detect against an index scoped to the batch, excluding "
     "itself (the app's path), wall time for the whole batch",
@@ -276,11 +278,14 @@ def _grow(recombiner, options, alias, collection_id, loaded, queries, say, truth
         checkpointed = database.checkpoint(alias)
         say(f"measuring latency at {size} documents")
         autovacuum_before = database.autovacuum_runs(alias)
+        cpu_before = cpu.cpu_times()
         measured = latency.check_latency(index, queries)
+        cpu_during = cpu.cpu_shares(cpu_before, cpu.cpu_times())
         # The sources present at this size (the real documents are the first ones loaded).
         present = [frozenset(corpus.document_id(i) for i in t if i < size) for t in truth]
         point = _curve_point(alias, size, measured, present)
         point["checkpoint_before_latency"] = checkpointed
+        point["cpu_during_latency"] = cpu_during
         point["heavy_features_recording"] = {
             "seconds": round(heavy_seconds, 2),
             "features_recorded_or_raised": heavy_recorded,
