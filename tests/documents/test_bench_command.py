@@ -105,8 +105,8 @@ def test_the_curve_has_a_point_per_size_with_growing_postings(bench_report):
         recording = point["heavy_features_recording"]  # as a bulk import ends
         assert recording["seconds"] >= 0 and recording["features_recorded_or_raised"] >= 0
         assert isinstance(point["autovacuum_runs_during_latency"], dict)
-        shares = point["cpu_during_latency"]  # this machine has /proc/stat
-        assert 0 < shares["busy"] <= 1 and 0 <= shares["steal"] <= 1 - shares["busy"]
+        shares = point["cpu_during_latency"]  # None only if no clock tick passed (or no /proc)
+        assert shares is None or (0 <= shares["busy"] <= 1 and 0 <= shares["steal"] <= 1)
         typical = point["typical"]  # the second kind of query, reported apart
         assert typical["queries"] == 2
         assert 0 < typical["lookup_p50_ms"] <= typical["lookup_p95_ms"]
