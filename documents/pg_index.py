@@ -34,10 +34,12 @@ so adding an analysis of another version raises and lookups only return document
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import psycopg
@@ -290,7 +292,9 @@ class PostgresSentenceIndex:
                     changed = max(cursor.rowcount, 0)
                 recorded += changed
                 if changed:
-                    transaction.on_commit(self._bump_generation, using=self.using)
+                    transaction.on_commit(
+                        partial(self._bump_generation, holding=False), using=self.using
+                    )
         return recorded
 
     # --- the SentenceIndex protocol -----------------------------------------------------
@@ -406,9 +410,12 @@ class PostgresSentenceIndex:
         now and more postings than the guard (they may have become too common to fetch).
 
         Counted in `found` when it holds every posting of the features, else over all
-        postings, in this transaction's snapshot either way: a recorded df never exceeds the
-        true one (GREATEST keeps the larger of two counts; removals lower it). What is learnt
-        is written without waiting for its WAL flush when the lookup is not inside a
+        postings: a recorded df never exceeds the true one (GREATEST keeps the larger of two
+        counts; removals lower it). Only counts above HEAVY_FLOOR and above what this process
+        lists are written: recounting a feature whose df did not grow (one with many postings
+        per document stays "less than half its postings") writes nothing, opens no
+        transaction and does not make the other processes re-read their lists. What is
+        written goes without waiting for its WAL flush when the lookup is not inside a
         transaction (it is a lower bound: losing it at a crash costs nothing but a recount).
         """
         if not len(features):
@@ -419,31 +426,33 @@ class PostgresSentenceIndex:
             return
         wanted = np.sort(features[new])
         connection = connections[self.using]
-        own = not connection.in_atomic_block  # else the caller's transaction carries it
-        with transaction.atomic(using=self.using):
+        if found is None:
             with connection.wrap_database_errors, lookup_cursor(connection.connection) as cursor:
-                if own:
-                    cursor.execute("SET LOCAL synchronous_commit = off")
-                if found is None:
-                    counted, dfs = self._document_frequencies(cursor, wanted)
-                else:
-                    counted, dfs = _document_counts(found, wanted)
-                heavy_now = dfs > HEAVY_FLOOR
-                stored = False
-                if heavy_now.any():
+                counted, dfs = self._document_frequencies(cursor, wanted)
+        else:
+            counted, dfs = _document_counts(found, wanted)
+        grown = (dfs > HEAVY_FLOOR) & (dfs > heavy.recorded(counted))
+        if grown.any():
+            own = not connection.in_atomic_block  # else the caller's transaction carries it
+            with transaction.atomic(using=self.using):
+                with (
+                    connection.wrap_database_errors,
+                    lookup_cursor(connection.connection) as cursor,
+                ):
+                    if own:
+                        cursor.execute("SET LOCAL synchronous_commit = off")
                     cursor.execute(
                         f"INSERT INTO {DF_TABLE} (feature, df)"
                         " SELECT * FROM unnest(%s::bigint[], %s::bigint[]::int[]) ORDER BY 1"
                         f" {_KEEP_LARGER_DF}",
-                        [Int8Array(counted[heavy_now]), Int8Array(dfs[heavy_now])],
+                        [Int8Array(counted[grown]), Int8Array(dfs[grown])],
                     )
-                    stored = True
         # This process lists what it counted at once, those under the floor too (with their
         # count, never stored), so that the next lookups do not count them again; the other
         # processes re-read their lists once this is committed.
         key = self._heavy_key()
         _HEAVY[key] = _HEAVY.get(key, heavy).merged(counted, dfs)
-        if stored:
+        if grown.any():
             transaction.on_commit(self._bump_generation, using=self.using)
 
     def _document_frequencies(
@@ -465,20 +474,30 @@ class PostgresSentenceIndex:
         settings = connections[self.using].settings_dict
         return (str(settings["HOST"]), str(settings["PORT"]), str(settings["NAME"]))
 
-    def _bump_generation(self) -> None:
+    def _bump_generation(self, *, holding: bool = True) -> None:
         """Tell the other processes that the df table learnt (after the commit). When the
         generation moves by exactly this bump, no other process had announced anything since
-        this process read its list, which already holds what it recorded (`_learn` merged
-        it): the list is taken as the new generation's instead of being re-read (0.15-0.33 s
-        for 500k recorded features). A process that committed but has not bumped yet bumps
-        later, so its rows are still re-read then."""
+        this process read its list, and the list already holds what it recorded (`holding`:
+        `_learn` merged it): the list is taken as the new generation's instead of being
+        re-read (0.15-0.33 s for 500k recorded features). A process that committed but has
+        not bumped yet bumps later, so its rows are still re-read then.
+
+        `record_heavy_features` writes counts its list does not hold (`holding=False`): the
+        list is then read again at the next lookup. Taking it as current kept the old counts
+        of everything the recording raised: features it found too common were still fetched
+        (~1,000-1,900 postings each on the benchmark's archive), and each lookup that met one
+        counted and wrote it again (10-14 writes of 2-5 ms in 100 lookups after each load)."""
         with connections[self.using].cursor() as cursor:
             cursor.execute(f"SELECT nextval('{HEAVY_GENERATION}')")
             bumped = int(cursor.fetchone()[0])
         key = self._heavy_key()
         cached = _HEAVY.get(key)
-        if cached is not None and cached.generation == bumped - 1:
+        if cached is None:
+            return
+        if holding and cached.generation == bumped - 1:
             _HEAVY[key] = replace(cached, generation=bumped)
+        elif not holding:
+            _HEAVY[key] = replace(cached, checked=-math.inf)  # look at the generation again
 
     def heavy_features(self) -> HeavyFeatures:
         """This process's list of the recorded heavy features, re-read when the generation

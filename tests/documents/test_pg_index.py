@@ -416,6 +416,63 @@ def test_record_heavy_features_counts_documents_not_postings_and_keeps_larger_co
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_recount_that_finds_no_growth_writes_nothing(committed_index, monkeypatch):
+    """A feature with three postings per document always has "more than twice its recorded
+    df" in postings: each lookup that meets it counts it again, and only a grown count may be
+    written (a write would also make every other process re-read its heavy list)."""
+    from documents import pg_index
+
+    monkeypatch.setattr(pg_index, "_HEAVY_CHECK_SECONDS", 0.0)  # see every generation at once
+    monkeypatch.setattr(pg_index, "_HEAVY_READ_SPACING", 0.0)
+    repeated = 11
+    index = PostgresSentenceIndex(model_version=V1)
+    items = [make_document(committed_index, {repeated}, {repeated}, {repeated}) for _ in range(60)]
+    index.add_many([(d.id, a) for d, a in items])
+    assert index.record_heavy_features() == 1 and df_of(repeated) == 60
+    generation = index.heavy_features().generation
+    written = []
+    original = pg_index.PostgresSentenceIndex._bump_generation
+    monkeypatch.setattr(
+        pg_index.PostgresSentenceIndex,
+        "_bump_generation",
+        lambda self: written.append(1) or original(self),
+    )
+    for _ in range(2):  # 180 postings > 2 x 60 and > the guard: counted again, df still 60
+        assert len(index.postings({repeated}, max_df=100)) == 180
+    assert written == [] and generation_now() == generation and df_of(repeated) == 60
+    more = [make_document(committed_index, {repeated}) for _ in range(5)]
+    index.add_many([(d.id, a) for d, a in more])
+    assert len(index.postings({repeated}, max_df=100)) == 185  # grown: 65 documents
+    assert written == [1] and df_of(repeated) == 65
+
+
+@pytest.mark.django_db(transaction=True)
+def test_after_recording_the_process_reads_what_it_recorded(committed_index, monkeypatch):
+    """A bulk import ends with `record_heavy_features` in a process that had read its heavy
+    list before: its next lookup must use the recorded counts (a feature too common is not
+    fetched), not take its old list as current and count and write the feature again."""
+    from documents import pg_index
+
+    common, rare = 21, 22
+    index = PostgresSentenceIndex(model_version=V1)
+    items = [make_document(committed_index, {common, rare})]
+    items += [make_document(committed_index, {common}) for _ in range(59)]
+    index.add_many([(d.id, a) for d, a in items])
+    assert index.heavy_features().features.tolist() == []  # read now: good for a second
+    assert index.record_heavy_features() == 1 and df_of(common) == 60
+    written = []
+    original = pg_index.PostgresSentenceIndex._bump_generation
+    monkeypatch.setattr(
+        pg_index.PostgresSentenceIndex,
+        "_bump_generation",
+        lambda self, **kwargs: written.append(1) or original(self, **kwargs),
+    )
+    assert {feature for feature, *_ in index.postings({common, rare}, max_df=55)} == {rare}
+    assert index.heavy_features().features.tolist() == [common]  # read again: 60 > 55 listed
+    assert written == []  # nothing counted or written again
+
+
+@pytest.mark.django_db(transaction=True)
 def test_recording_after_a_small_load_counts_only_that_loads_features(committed_index):
     shared, old_only, new_only = 5, 6, 7
     index = PostgresSentenceIndex(model_version=V1)
