@@ -486,7 +486,7 @@ class PostgresSentenceIndex:
         list is then read again at the next lookup. Taking it as current kept the old counts
         of everything the recording raised: features it found too common were still fetched
         (~1,000-1,900 postings each on the benchmark's archive), and each lookup that met one
-        counted and wrote it again (10-14 writes of 2-5 ms in 100 lookups after each load)."""
+        counted and wrote it again (10-14 writes of 2-5 ms in the 200 lookups after a load)."""
         with connections[self.using].cursor() as cursor:
             cursor.execute(f"SELECT nextval('{HEAVY_GENERATION}')")
             bumped = int(cursor.fetchone()[0])
