@@ -63,7 +63,7 @@ pg_bindir() {
     local major
     major="$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -n 1)"
     [ -n "$major" ] && [ -x "/usr/lib/postgresql/$major/bin/pg_ctl" ] ||
-        die "no PostgreSQL server under /usr/lib/postgresql (run: make setup-system)"
+        die "no PostgreSQL server under /usr/lib/postgresql (run: make setup)"
     printf '/usr/lib/postgresql/%s/bin' "$major"
 }
 

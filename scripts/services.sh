@@ -231,7 +231,7 @@ redis_start() {
     fi
     port_in_use "$REDIS_PORT" && die "port $REDIS_PORT is used by another program;" \
         "choose a free one: REDIS_PORT=<port> make ..."
-    command -v redis-server >/dev/null || die "redis-server missing (run: make setup-system)"
+    command -v redis-server >/dev/null || die "redis-server missing (run: make setup)"
     log "starting Redis on 127.0.0.1:$REDIS_PORT ($REDIS_DIR)"
     # Append-only file: the queued tasks (documents waiting to be processed) survive a
     # restart of Redis, e.g. Ctrl-C of `make run` with uploads still waiting.
