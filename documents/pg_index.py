@@ -504,7 +504,9 @@ class PostgresSentenceIndex:
         changed (looked at most once a second, and after a slow re-read not before
         `_HEAVY_READ_SPACING` times it; a lookup that saw the list's own generation counts as
         a look, `_saw_generation`). Stale lists are safe: a feature learnt since is fetched
-        (and counted), one listed above the guard is checked in the table."""
+        (and counted), one listed above the guard is checked in the table. A re-read keeps
+        the counts this process made under the floor, which no table holds
+        (`HeavyFeatures.unstored_from`)."""
         connection = connections[self.using]
         key = self._heavy_key()
         cached = _HEAVY.get(key)
@@ -530,7 +532,8 @@ class PostgresSentenceIndex:
             order = np.argsort(features)  # an aggregate's input order is not promised
             features, dfs = features[order], dfs[order]
         spacing = max(_HEAVY_CHECK_SECONDS, _HEAVY_READ_SPACING * (time.monotonic() - now))
-        _HEAVY[key] = HeavyFeatures(generation, features, dfs, now, spacing)
+        read = HeavyFeatures(generation, features, dfs, now, spacing)
+        _HEAVY[key] = read if cached is None else read.unstored_from(cached, HEAVY_FLOOR)
         return _HEAVY[key]
 
     def _saw_generation(self, generation: int, asked: float) -> None:

@@ -157,6 +157,18 @@ class HeavyFeatures:
             dfs=np.insert(updated, at[new], dfs[new]),
         )
 
+    def unstored_from(self, earlier: HeavyFeatures, floor: int) -> HeavyFeatures:
+        """This list (just read from the table) with the counts of `earlier` (this process's
+        previous list) that no table holds: those at most `floor`, which lookups counted and
+        kept in memory only. A re-read dropped them, and each lookup meeting one of those
+        features counted it again. Only counts this list lacks are taken."""
+        kept = earlier.dfs <= floor
+        features, dfs = earlier.features[kept], earlier.dfs[kept]
+        if len(features):
+            listed = self._positions(features)[1]
+            features, dfs = features[~listed], dfs[~listed]
+        return self.merged(features, dfs) if len(features) else self
+
     def recorded(self, features: np.ndarray) -> np.ndarray:
         """The recorded df of each of `features` (0 for features not listed)."""
         at, listed = self._positions(features)

@@ -63,6 +63,23 @@ def test_a_process_heavy_list_merges_what_a_lookup_counted(before, counted):
     assert merged.recorded(probe).tolist() == [want[f] for f in sorted(want)] + [want.get(0, 0)]
 
 
+@given(listed, st.dictionaries(st.integers(-(2**63), 2**63 - 1), st.integers(1, 100), max_size=30))
+def test_a_reread_list_keeps_only_the_unstored_counts_of_the_old_one(read, earlier):
+    """`HeavyFeatures.unstored_from`: the counts of the earlier list at most the floor (50) and
+    not in the list read are added; the read list's own counts win; counts above the floor
+    (stored, so the table's word is final: lowered by removals, or deleted) are not taken."""
+    from documents.pg_lookup import HeavyFeatures
+
+    def heavy(counts):
+        features = np.array(sorted(counts), np.int64)
+        return HeavyFeatures(1, features, np.array([counts[f] for f in sorted(counts)]), 0.0)
+
+    kept = heavy(read).unstored_from(heavy(earlier), 50)
+    want = {**{f: c for f, c in earlier.items() if c <= 50}, **read}
+    assert kept.features.tolist() == sorted(want)
+    assert kept.dfs.tolist() == [want[f] for f in sorted(want)]
+
+
 def test_only_features_listed_above_the_guard_are_checked_in_the_df_table():
     """`lookup_statement`: a feature listed at or below the guard is fetched like any other (a
     stale list costs fetching more, and the caller counts what came back); one listed above

@@ -473,6 +473,37 @@ def test_after_recording_the_process_reads_what_it_recorded(committed_index, mon
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_reread_list_keeps_what_this_process_counted_under_the_floor(
+    committed_index, monkeypatch
+):
+    """A feature with many postings in few documents (a phrase repeated inside documents) is
+    counted in memory once and listed with its count, never stored. When another process
+    records something, the list is read again: the count must survive the re-read, or every
+    lookup meeting the feature counts it again (after each load: ~14 of the benchmark's 200
+    lookups)."""
+    from documents import pg_index
+
+    monkeypatch.setattr(pg_index, "_HEAVY_CHECK_SECONDS", 0.0)  # see every generation at once
+    monkeypatch.setattr(pg_index, "_HEAVY_READ_SPACING", 0.0)
+    repeated, common = 31, 32
+    index = PostgresSentenceIndex(model_version=V1)
+    items = [make_document(committed_index, *[{repeated}] * 30) for _ in range(2)]
+    items += [make_document(committed_index, {common}) for _ in range(60)]
+    index.add_many([(d.id, a) for d, a in items])
+    counted = []
+    original = pg_index._document_counts
+    monkeypatch.setattr(
+        pg_index, "_document_counts", lambda *args: counted.append(1) or original(*args)
+    )
+    assert len(index.postings({repeated}, max_df=100)) == 60  # 60 postings in 2 documents
+    assert counted == [1] and df_of(repeated) is None
+    assert index.record_heavy_features() == 1 and df_of(common) == 60  # the generation moves
+    assert len(index.postings({repeated}, max_df=100)) == 60
+    assert index.heavy_features().recorded(np.array([repeated, common])).tolist() == [2, 60]
+    assert counted == [1]  # not counted again after the re-read
+
+
+@pytest.mark.django_db(transaction=True)
 def test_recording_after_a_small_load_counts_only_that_loads_features(committed_index):
     shared, old_only, new_only = 5, 6, 7
     index = PostgresSentenceIndex(model_version=V1)
