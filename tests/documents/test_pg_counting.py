@@ -72,7 +72,8 @@ def test_a_reread_list_keeps_only_the_unstored_counts_of_the_old_one(read, earli
 
     def heavy(counts):
         features = np.array(sorted(counts), np.int64)
-        return HeavyFeatures(1, features, np.array([counts[f] for f in sorted(counts)]), 0.0)
+        dfs = np.array([counts[f] for f in sorted(counts)], np.int64)
+        return HeavyFeatures(1, features, dfs, 0.0)
 
     kept = heavy(read).unstored_from(heavy(earlier), 50)
     want = {**{f: c for f, c in earlier.items() if c <= 50}, **read}
