@@ -172,6 +172,27 @@ pg_make_durable() {
     sync
 }
 
+# "15.20" from "postgres (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)" or from the server's
+# own "15.20 (Debian 15.20-0+deb12u1)": the release a binary or a running server is.
+pg_release_of() {
+    sed -n 's/^[^0-9]*\([0-9][0-9.]*\).*/\1/p' | head -n 1
+}
+
+# A package upgrade (apt-get, e.g. `make setup` pulling a newer postgresql-15 in with the
+# server headers, or unattended upgrades) replaces the server's files under a running server:
+# its backends then fail to load PL/pgSQL or the copydetect extension ("undefined symbol"),
+# and every trigger and function of the schema with them. A running server older than the
+# installed binaries is restarted (fast shutdown: open transactions are rolled back).
+pg_restart_if_upgraded() {
+    local running installed
+    running="$(pg_psql -d postgres -tAc 'SHOW server_version' | pg_release_of)" || return 0
+    installed="$("$PGBIN/postgres" --version | pg_release_of)"
+    [ -n "$running" ] && [ -n "$installed" ] && [ "$running" != "$installed" ] || return 0
+    log "PostgreSQL $running is running but $installed is installed (upgraded); restarting it"
+    as_pg "$PGBIN/pg_ctl" restart -D "$PGDATA" -m fast -w -t 60 -l "$LOGDIR/postgres.log" \
+        >/dev/null || die "PostgreSQL did not restart, see $LOGDIR/postgres.log"
+}
+
 pg_start() {
     PGBIN="$(pg_bindir)"
     pg_prepare_dirs
@@ -182,6 +203,7 @@ pg_start() {
         [ "$port" = "$PGPORT" ] || die "PostgreSQL of $PGDATA already runs on port $port," \
             "not $PGPORT: stop it (scripts/services.sh stop postgres) or set PGPORT=$port"
         log "PostgreSQL already running on 127.0.0.1:$PGPORT ($PGDATA)"
+        pg_restart_if_upgraded
         pg_make_durable
     else
         port_in_use "$PGPORT" && die "port $PGPORT is used by another program" \
