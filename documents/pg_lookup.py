@@ -159,9 +159,11 @@ class HeavyFeatures:
 
     def unstored_from(self, earlier: HeavyFeatures, floor: int) -> HeavyFeatures:
         """This list (just read from the table) with the counts of `earlier` (this process's
-        previous list) that no table holds: those at most `floor`, which lookups counted and
-        kept in memory only. A re-read dropped them, and each lookup meeting one of those
-        features counted it again. Only counts this list lacks are taken."""
+        previous list) at most `floor` that this list lacks: lookups counted those and kept
+        them in memory only (or the table dropped a row that removals brought to zero). A
+        re-read dropped them, and each lookup meeting one of those features counted it
+        again. Such a count is at most the floor and never lets a lookup skip a feature
+        without the table's word; it only spares recounting (`_learn`)."""
         kept = earlier.dfs <= floor
         features, dfs = earlier.features[kept], earlier.dfs[kept]
         if len(features):

@@ -181,13 +181,19 @@ pg_release_of() {
 # A package upgrade (apt-get, e.g. `make setup` pulling a newer postgresql-15 in with the
 # server headers, or unattended upgrades) replaces the server's files under a running server:
 # its backends then fail to load PL/pgSQL or the copydetect extension ("undefined symbol"),
-# and every trigger and function of the schema with them. A running server older than the
-# installed binaries is restarted (fast shutdown: open transactions are rolled back).
+# and every trigger and function of the schema with them. A running server of an older minor
+# release of the data directory's own major version is restarted (fast shutdown: open
+# transactions are rolled back); another major version installed beside it is not its binary.
 pg_restart_if_upgraded() {
-    local running installed
+    local running installed major
     running="$(pg_psql -d postgres -tAc 'SHOW server_version' | pg_release_of)" || return 0
-    installed="$("$PGBIN/postgres" --version | pg_release_of)"
-    [ -n "$running" ] && [ -n "$installed" ] && [ "$running" != "$installed" ] || return 0
+    installed="$("$PGBIN/postgres" --version | pg_release_of)" || return 0
+    major="$(cat "$PGDATA/PG_VERSION" 2>/dev/null)" || return 0
+    [ -n "$running" ] && [ "${installed%%.*}" = "$major" ] && [ "${running%%.*}" = "$major" ] ||
+        return 0
+    [ "$running" != "$installed" ] &&
+        [ "$(printf '%s\n%s\n' "$running" "$installed" | sort -V | head -n 1)" = "$running" ] ||
+        return 0
     log "PostgreSQL $running is running but $installed is installed (upgraded); restarting it"
     as_pg "$PGBIN/pg_ctl" restart -D "$PGDATA" -m fast -w -t 60 -l "$LOGDIR/postgres.log" \
         >/dev/null || die "PostgreSQL did not restart, see $LOGDIR/postgres.log"

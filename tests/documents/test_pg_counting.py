@@ -63,11 +63,15 @@ def test_a_process_heavy_list_merges_what_a_lookup_counted(before, counted):
     assert merged.recorded(probe).tolist() == [want[f] for f in sorted(want)] + [want.get(0, 0)]
 
 
-@given(listed, st.dictionaries(st.integers(-(2**63), 2**63 - 1), st.integers(1, 100), max_size=30))
+counts = st.dictionaries(st.integers(-(2**63), 2**63 - 1), st.integers(1, 10**6), max_size=30)
+
+
+@given(counts, counts)
 def test_a_reread_list_keeps_only_the_unstored_counts_of_the_old_one(read, earlier):
     """`HeavyFeatures.unstored_from`: the counts of the earlier list at most the floor (50) and
-    not in the list read are added; the read list's own counts win; counts above the floor
-    (stored, so the table's word is final: lowered by removals, or deleted) are not taken."""
+    not in the list read are added; the read list's own counts win (a stored row lowered by
+    removals, to at most the floor too); earlier counts above the floor were stored, so the
+    table's word is final (lowered, or deleted) and they are not taken."""
     from documents.pg_lookup import HeavyFeatures
 
     def heavy(counts):
