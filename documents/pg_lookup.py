@@ -166,10 +166,8 @@ class HeavyFeatures:
         without the table's word; it only spares recounting (`_learn`)."""
         kept = earlier.dfs <= floor
         features, dfs = earlier.features[kept], earlier.dfs[kept]
-        if len(features):
-            listed = self._positions(features)[1]
-            features, dfs = features[~listed], dfs[~listed]
-        return self.merged(features, dfs) if len(features) else self
+        unlisted = ~self._positions(features)[1]
+        return self.merged(features[unlisted], dfs[unlisted])
 
     def recorded(self, features: np.ndarray) -> np.ndarray:
         """The recorded df of each of `features` (0 for features not listed)."""
