@@ -30,8 +30,8 @@ services-stop:  ## stop this tree's PostgreSQL and Redis
 services-status:  ## show whether this tree's PostgreSQL and Redis run
 	@bash scripts/services.sh status
 
-lint:  ## ruff (lint, format check) and mypy only
-	@.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
+lint:  ## ruff (lint, format check), mypy and the import-linter contracts only
+	@.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy && .venv/bin/lint-imports
 
 reset-data:  ## stop the services and delete var/ (database, Redis, logs, media)
 	@bash scripts/services.sh stop

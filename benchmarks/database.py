@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.db import connections
 
 from detection import DocumentAnalysis
-from documents.pg_lookup import lookup_cursor
+from documents.index.lookup import lookup_cursor
 
 ALIAS = "bench"
 
@@ -54,12 +54,12 @@ def documents_load(
     alias: str, collection_id: int, items: Sequence[tuple[int, str, DocumentAnalysis]]
 ) -> None:
     """Document rows (with their text and sentence spans), ids the given ones, written as the
-    bulk import writes them (`documents.pg_rows.rows_copy`: one COPY).
+    bulk import writes them (`documents.index.rows.rows_copy`: one COPY).
 
     Postings are NOT written here: that is `PostgresSentenceIndex.add_many`, the code under test.
     """
+    from documents.index.rows import rows_copy
     from documents.models import Document
-    from documents.pg_rows import rows_copy
     from documents.services import analysis_fields
 
     rows_copy(

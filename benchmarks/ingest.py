@@ -33,7 +33,7 @@ from benchmarks.database import documents_load
 from detection import DocumentAnalysis, analyze
 from detection.detector import warm_up
 from detection.words import token_spans
-from documents.pg_index import PostgresSentenceIndex
+from documents.index.store import PostgresSentenceIndex
 
 # Set by the parent before forking; the children inherit it (fork start method).
 _RECOMBINER: Recombiner | None = None

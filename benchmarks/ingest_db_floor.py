@@ -27,20 +27,20 @@ from django.db import connections, transaction  # noqa: E402
 from benchmarks.corpus import default_data_dir, read_prose  # noqa: E402
 from benchmarks.database import bench_database_drop, bench_database_open  # noqa: E402
 from detection import analyze  # noqa: E402
-from documents.pg_copy import (  # noqa: E402
+from documents.index.copy import (  # noqa: E402
     COPY_SIGNATURE,
     COPY_TRAILER,
     PostingColumns,
     df_increments,
     posting_columns,
 )
-from documents.pg_index import (  # noqa: E402
+from documents.index.lookup import Int8Array, lookup_cursor  # noqa: E402
+from documents.index.store import (  # noqa: E402
     DF_TABLE,
     POSTING_PARTITIONS,
     POSTING_TABLE,
     PostgresSentenceIndex,  # noqa: E402
 )
-from documents.pg_lookup import Int8Array, lookup_cursor  # noqa: E402
 
 DATABASE = "copydetect_dbfloor"
 _DF_ROW = np.dtype([("fields", ">i2"), ("feature_len", ">i4"), ("feature", ">i8"),

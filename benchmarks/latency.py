@@ -21,7 +21,7 @@ from django.db import transaction
 from benchmarks.corpus import Recombiner, document_id
 from benchmarks.database import documents_load
 from detection import DEFAULT_CONFIG, DocumentAnalysis, detect
-from documents.pg_index import PostgresSentenceIndex
+from documents.index.store import PostgresSentenceIndex
 
 
 @dataclass

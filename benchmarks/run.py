@@ -23,7 +23,7 @@ from pathlib import Path
 
 from benchmarks import corpus, cpu, database, ingest, latency, peers
 from detection import DEFAULT_CONFIG, analyze
-from documents.pg_index import DF_TABLE, POSTING_TABLE
+from documents.index.store import DF_TABLE, POSTING_TABLE
 
 QUERY_CHARS = 10_000
 
@@ -123,7 +123,7 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
 METHOD = {
     "ingest": "REAL documents (the first dev-data files, unmodified): per worker process, "
     "tokenizer-only pass (detection.words.token_spans) then analyze + Document rows (text, "
-    "sentence spans) by COPY (documents.pg_rows.rows_copy, the bulk import's writer) + "
+    "sentence spans) by COPY (documents.index.rows.rows_copy, the bulk import's writer) + "
     "PostgresSentenceIndex.add_many (COPY postings + "
     "mark indexed), committed per batch; MB = 10^6 bytes of UTF-8 text; per-process = that "
     "process's bytes / the wall time of its ingest pass. Headline: ingest_processes workers "
@@ -358,7 +358,7 @@ def _targets(curve, ingest_figures, load) -> dict[str, object]:  # type: ignore[
 
 def _plan(alias: str, query) -> list[str]:  # type: ignore[no-untyped-def]
     """EXPLAIN ANALYZE of the very SQL PostgresSentenceIndex.postings issues."""
-    from documents.pg_index import PostgresSentenceIndex
+    from documents.index.store import PostgresSentenceIndex
 
     index = PostgresSentenceIndex(model_version=query.model_version, using=alias)
     features = {f for s in query.sentences for f in s.features}
@@ -370,8 +370,8 @@ def _plan(alias: str, query) -> list[str]:  # type: ignore[no-untyped-def]
 
 def _lookup_result_form(alias: str) -> str:
     """How the lookups sent their postings: the copydetect extension's one bytea, or two
-    arrays on a server without it (documents.pg_extension)."""
-    from documents.pg_extension import packing_for
+    arrays on a server without it (documents.index.extension)."""
+    from documents.index.extension import packing_for
 
     return "posting_pack bytea" if packing_for(alias) else "array_agg bigint[] x2"
 

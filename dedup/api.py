@@ -35,15 +35,9 @@ class CollectionDedupApi(APIView):
         )
         data = RunStartSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            run = services.dedup_run_start(
-                collection=collection, method=data.validated_data["method"], user=request.user
-            )
-        except services.UnknownMethod as error:
-            return Response(
-                {"method": [str(error)], "methods": services.method_names()},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
+        run = services.dedup_run_start(
+            collection=collection, method=data.validated_data["method"], user=request.user
+        )
         return Response(RunCreatedSerializer(run).data, status=status.HTTP_201_CREATED)
 
 

@@ -20,9 +20,12 @@ from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from core import queue, transient
+from core.errors import AppError
 from dedup import selectors
 from dedup.models import ClusterMember, DedupRun, Signature
 from dedup.run_index import RunIndex, run_index
+from dedup.task_names import ASSIGN_TASK, RUN_TASK
 from detection.neardup import (
     METHODS,
     Cluster,
@@ -33,7 +36,6 @@ from detection.neardup import (
 )
 from detection.neardup.base import CandidateIndex
 from documents import selectors as document_selectors
-from documents import transient
 from documents.models import Collection, Document
 
 logger = logging.getLogger(__name__)
@@ -45,8 +47,10 @@ ANALYZE_AFTER = 1_000  # a run storing this many signatures refreshes the tables
 DEFAULT_METHOD = "periods"
 
 
-class UnknownMethod(ValueError):
+class UnknownMethod(AppError):
     """The requested method is not one of `detection.neardup.METHODS`."""
+
+    field = "method"
 
 
 def method_names() -> list[str]:
@@ -56,7 +60,8 @@ def method_names() -> list[str]:
 def method_check(method: str) -> str:
     if method not in METHODS:
         raise UnknownMethod(
-            f"Unknown method {method!r}; choose one of: {', '.join(method_names())}."
+            f"Unknown method {method!r}; choose one of: {', '.join(method_names())}.",
+            methods=method_names(),
         )
     return method
 
@@ -77,10 +82,8 @@ def dedup_run_start(*, collection: Collection, method: str, user: AbstractBaseUs
 
 def dedup_run_enqueue(*, run: DedupRun) -> None:
     """Queue the run after the surrounding transaction commits (the worker must see the row)."""
-    from dedup.tasks import dedup_run_task
-
     run_id = run.id
-    transaction.on_commit(lambda: dedup_run_task.delay(run_id))
+    queue.enqueue_on_commit(RUN_TASK, run_id)
 
 
 def dedup_runs_resume() -> int:
@@ -88,11 +91,9 @@ def dedup_runs_resume() -> int:
     or a retry after a transient error could not be sent); returns how many. Meant for
     start-up, before the workers run (`manage.py reanalyze --unfinished`): running a run
     twice only replaces its results."""
-    from dedup.tasks import dedup_run_task
-
     ids = document_selectors.unfinished_job_ids(DedupRun.objects.all())
     for run_id in ids:
-        dedup_run_task.delay(run_id)
+        queue.enqueue(RUN_TASK, run_id)
     return len(ids)
 
 
@@ -100,7 +101,7 @@ def dedup_run_execute(*, run_id: int, may_retry: bool = False) -> None:
     """Cluster the collection; replaces the run's members and signatures (safe to run twice).
 
     A failure is stored on the row (status failed) and logged; with `may_retry` a transient
-    database error (`documents.transient`) leaves the run queued and raises `TryAgain` for
+    database error (`core.transient`) leaves the run queued and raises `TryAgain` for
     the caller to run it again."""
     run = DedupRun.objects.filter(id=run_id).first()
     if run is None:
@@ -258,9 +259,7 @@ def _progress(run_id: int, progress: int, **fields: object) -> None:
 def dedup_assign_enqueue(*, document_id: int) -> None:
     """Queue streaming assignment of a processed document once the transaction commits
     (the line the documents pipeline calls after a document is done)."""
-    from dedup.tasks import dedup_assign_document
-
-    transaction.on_commit(lambda: dedup_assign_document.delay(document_id))
+    queue.enqueue_on_commit(ASSIGN_TASK, document_id)
 
 
 def dedup_document_assign(*, document: Document) -> list[ClusterMember]:

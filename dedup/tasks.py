@@ -1,14 +1,15 @@
 """Celery entry points: ids in, one service call, harmless to run twice; a transient database
-error runs the task again later (`documents.transient`)."""
+error runs the task again later (`core.transient`)."""
 
 from celery import Task, shared_task
 
+from core import transient
 from dedup import services
-from documents import transient
+from dedup.task_names import ASSIGN_TASK, RUN_TASK
 from documents.models import Document
 
 
-@shared_task(bind=True, name="dedup.run", acks_late=True)
+@shared_task(bind=True, name=RUN_TASK, acks_late=True)
 def dedup_run_task(self: Task, run_id: int) -> None:
     """Cluster a collection; returns quietly when the run has been deleted meanwhile."""
     transient.attempt(
@@ -16,7 +17,7 @@ def dedup_run_task(self: Task, run_id: int) -> None:
     )
 
 
-@shared_task(bind=True, name="dedup.assign_document", acks_late=True)
+@shared_task(bind=True, name=ASSIGN_TASK, acks_late=True)
 def dedup_assign_document(self: Task, document_id: int) -> None:
     """Stream a processed document into its collection's latest runs (quiet when it is gone)."""
     transient.attempt(self, lambda _: _assign(document_id))

@@ -2,7 +2,7 @@
 
 :class:`SentenceIndex` is the protocol detection reads through; :class:`MemoryIndex` is the
 in-memory implementation (tests, the CLI, PAN evaluation).  The PostgreSQL implementation lives
-in the Django app (``documents/pg_index.py``) and answers ``postings`` in one round trip.
+in the Django app (``documents/index/store.py``) and answers ``postings`` in one round trip.
 
 A posting's sentence is one int64, its *reference* (:func:`pack_refs`): the document id, the
 sentence number and the sentence's feature count in fixed bit fields.  Lookups hand postings

@@ -16,7 +16,8 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from documents import imports, selectors, services
+from documents import selectors, services
+from documents.bulk import jobs as imports
 from documents.models import Collection, Document
 from documents.serializers import (
     ArchiveImportSerializer,
@@ -87,10 +88,7 @@ class CollectionListApi(APIView):
     def post(self, request: Request) -> Response:
         data = CollectionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            collection = services.collection_create(owner=request.user, **data.validated_data)
-        except ValueError as error:
-            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        collection = services.collection_create(owner=request.user, **data.validated_data)
         return Response(CollectionSerializer(collection).data, status=status.HTTP_201_CREATED)
 
 
@@ -106,14 +104,11 @@ class CollectionDetailApi(APIView):
         collection = selectors.collection_get(user=request.user, collection_id=collection_id)
         data = CollectionUpdateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            services.collection_update(
-                collection=collection,
-                name=data.validated_data.get("name", collection.name),
-                kind=data.validated_data.get("kind", collection.kind),
-            )
-        except ValueError as error:
-            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        services.collection_update(
+            collection=collection,
+            name=data.validated_data.get("name", collection.name),
+            kind=data.validated_data.get("kind", collection.kind),
+        )
         return Response(CollectionSerializer(collection).data)
 
     @extend_schema(responses={202: OpenApiResponse(description="Deletion under way")})
@@ -251,19 +246,16 @@ class CollectionDocumentsApi(APIView):
         data = DocumentUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
-        try:
-            template = data.validated_data["template"]
-            if services.is_batch(upload.name):
-                return self._batch(collection, upload.name, upload.read(), template)
-            document = services.document_upload(
-                collection=collection,
-                filename=upload.name,
-                data=upload.read(),
-                folder=data.validated_data["folder"],
-                template=template,
-            )
-        except services.UploadError as error:
-            return Response({"file": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
+        template = data.validated_data["template"]
+        if services.is_batch(upload.name):
+            return self._batch(collection, upload.name, upload.read(), template)
+        document = services.document_upload(
+            collection=collection,
+            filename=upload.name,
+            data=upload.read(),
+            folder=data.validated_data["folder"],
+            template=template,
+        )
         body = DocumentCreatedSerializer(document).data
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -297,10 +289,7 @@ class CollectionImportsApi(APIView):
         data = ImportUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         files = [(upload.name, upload.read()) for upload in data.validated_data["files"]]
-        try:
-            job = imports.import_upload(collection=collection, files=files)
-        except services.UploadError as error:
-            return Response({"files": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
+        job = imports.import_upload(collection=collection, files=files)
         return Response(ArchiveImportSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -317,12 +306,7 @@ class DocumentStatusApi(APIView):
         document = selectors.document_get(user=request.user, document_id=document_id)
         data = DocumentTemplateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            services.document_template_set(
-                document=document, template=data.validated_data["template"]
-            )
-        except services.TemplateError as error:
-            return Response({"template": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
+        services.document_template_set(document=document, template=data.validated_data["template"])
         document.refresh_from_db()
         return Response(DocumentStatusSerializer(document).data)
 

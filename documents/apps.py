@@ -7,7 +7,7 @@ class DocumentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from documents.pg_extension import ensure_extension_after_migrate
+        from documents.index.extension import ensure_extension_after_migrate
 
         # Every migrate creates the copydetect extension once the server offers it.
         post_migrate.connect(ensure_extension_after_migrate, sender=self)

@@ -2,7 +2,7 @@
 
 Seed 000 drops features whose IDF is low in the collection; seed 001 removes a site's
 boilerplate (copyright notices, "share to" links, source/editor lines) by template matching after
-main-content extraction. `documents.extraction.learn_boilerplate` does both at line level; this
+main-content extraction. `extraction.learn_boilerplate` does both at line level; this
 module decides *which pages learn together*, because learning over a mixed collection would also
 strip a story that several sites reprinted — exactly what the detector must still see:
 
@@ -31,10 +31,10 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from documents.extraction import Boilerplate
-from documents.extraction.boilerplate import text_keys
 from documents.models import Document, SiteKey
 from documents.reading import ReadText, UnreadableFile
+from extraction import Boilerplate
+from extraction.boilerplate import text_keys
 
 MIN_SHARE = 0.5  # a template line is on at least half of the site's pages ...
 MIN_DOCS = 3  # ... and on at least three: two pages never make a template

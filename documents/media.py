@@ -17,7 +17,7 @@ from datetime import timedelta
 from django.core.files.storage import Storage, default_storage
 from django.utils import timezone
 
-from documents.imports import UPLOADS_FOLDER
+from documents.bulk.jobs import UPLOADS_FOLDER
 from documents.models import ArchiveImport, Document
 
 # The top folder of Document.original's upload_to ("originals/%Y/%m/").

@@ -1,7 +1,7 @@
 """Collections own documents; documents own their sentence spans and matches.
 
 The inverted index (posting and document-frequency tables) is not modelled here: it is a
-hash-partitioned table created by a RunSQL migration and accessed by `documents.pg_index`.
+hash-partitioned table created by a RunSQL migration and accessed by `documents.index.store`.
 """
 
 from django.conf import settings
@@ -81,7 +81,7 @@ class Document(models.Model):
     # "" for other files. The removed template lines are kept out of `text` but listed here.
     site = models.CharField(max_length=255, blank=True, default="", db_default="")
     boilerplate_lines = models.JSONField(default=list, db_default=[], blank=True)
-    # A processed page's template keys (documents.extraction.boilerplate.text_keys, sorted):
+    # A processed page's template keys (extraction.boilerplate.text_keys, sorted):
     # of its lines as indexed and of its removed lines. NULL for a page that does not count
     # towards its site's template (no site, or not processed yet). Triggers keep `SiteKey`
     # counting them (migration 0022).
@@ -181,7 +181,7 @@ class MatchPassage(models.Model):
 
 
 class ArchiveImport(models.Model):
-    """Files uploaded to be imported into an archive in bulk (`documents.imports`): kept in the
+    """Files uploaded to be imported into an archive in bulk (`documents.bulk.jobs`): kept in the
     media storage until the import has stored their documents, with its progress and outcome."""
 
     class Status(models.TextChoices):

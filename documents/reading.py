@@ -1,7 +1,7 @@
 """File bytes -> text, the first step of the pipeline.
 
 This is the one place that knows how files become text: it calls the Django-free
-`documents.extraction` package (txt in any encoding, Markdown, HTML main content, DOCX, PDF)
+`extraction` package (txt in any encoding, Markdown, HTML main content, DOCX, PDF)
 and turns its errors into the app's `UnreadableFile`, whose message is shown to the user.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from documents.extraction import ExtractionError, extract
+from extraction import ExtractionError, extract
 
 
 class UnreadableFile(ValueError):

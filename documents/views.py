@@ -13,7 +13,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from documents import imports, selectors, services
+from documents import selectors, services
+from documents.bulk import jobs as imports
 from documents.forms import ArchivesForm, CollectionForm, DeleteCollectionForm, UploadForm
 from documents.highlight import PALETTE_SIZE, highlight_html
 from documents.models import Collection
@@ -79,14 +80,10 @@ def collection_settings(request: HttpRequest, collection_id: int) -> HttpRespons
     if not form.is_valid():
         messages.error(request, "Give the collection a name and a kind.")
         return redirect("collection_detail", collection_id=collection.id)
-    try:
-        services.collection_update(
-            collection=collection, name=form.cleaned_data["name"], kind=form.cleaned_data["kind"]
-        )
-    except ValueError as error:
-        messages.error(request, str(error))
-    else:
-        messages.success(request, "Saved.")
+    services.collection_update(
+        collection=collection, name=form.cleaned_data["name"], kind=form.cleaned_data["kind"]
+    )
+    messages.success(request, "Saved.")
     return redirect("collection_detail", collection_id=collection.id)
 
 
@@ -207,18 +204,14 @@ def collection_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
 
 
 def _import(request: HttpRequest, collection: Collection, uploads: list) -> HttpResponse:
-    try:
-        job = imports.import_upload(
-            collection=collection, files=[(upload.name, upload.read()) for upload in uploads]
-        )
-    except services.UploadError as error:
-        messages.error(request, str(error))
-    else:
-        messages.success(
-            request,
-            f"{job.names}: queued to be imported in bulk; the archive finds its documents as "
-            "they are stored.",
-        )
+    job = imports.import_upload(
+        collection=collection, files=[(upload.name, upload.read()) for upload in uploads]
+    )
+    messages.success(
+        request,
+        f"{job.names}: queued to be imported in bulk; the archive finds its documents as "
+        "they are stored.",
+    )
     return redirect("collection_detail", collection_id=collection.id)
 
 
@@ -227,12 +220,8 @@ def _import(request: HttpRequest, collection: Collection, uploads: list) -> Http
 def import_retry(request: HttpRequest, import_id: int) -> HttpResponse:
     """Run a failed bulk import again (what it stored is skipped)."""
     job = selectors.import_get(user=request.user, import_id=import_id)
-    try:
-        imports.import_retry(job=job)
-    except services.UploadError as error:
-        messages.error(request, str(error))
-    else:
-        messages.success(request, f"{job.names}: queued to be imported again.")
+    imports.import_retry(job=job)
+    messages.success(request, f"{job.names}: queued to be imported again.")
     return redirect("collection_detail", collection_id=job.collection_id)
 
 
@@ -306,11 +295,7 @@ def document_recheck(request: HttpRequest, document_id: int) -> HttpResponse:
 def document_template(request: HttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
     template = request.POST.get("template") == "1"
-    try:
-        services.document_template_set(document=document, template=template)
-    except services.TemplateError as error:
-        messages.error(request, str(error))
-        return redirect("document_detail", document_id=document.id)
+    services.document_template_set(document=document, template=template)
     if template:
         note = "is now a template: the collection is checked again without its text."
     else:

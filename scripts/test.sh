@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: the set-up of `make run` (no web server, no worker), then ruff (lint, format
-# check), mypy, a check that migrations are complete, and the whole pytest suite against the
-# real PostgreSQL and Redis; stops the services it started.
+# check), mypy, import-linter's layer contracts, a check that migrations are complete, and the
+# whole pytest suite against the real PostgreSQL and Redis; stops the services it started.
 # Extra arguments go to pytest (e.g. `make test PYTEST_ARGS="-k neardup -x"`).
 
 # shellcheck source=scripts/setup.sh
@@ -72,6 +72,7 @@ main() {
     stage ruff "$VENV/bin/ruff" check .
     stage format "$VENV/bin/ruff" format --check .
     stage mypy "$VENV/bin/mypy"
+    stage imports "$VENV/bin/lint-imports"
     # A model change without its migration passes pytest (the test DB is built from the
     # migrations) and then breaks `make run`; catch it here.
     stage migrations "$VENV/bin/python" manage.py makemigrations --check --dry-run

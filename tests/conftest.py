@@ -80,7 +80,7 @@ def _empty_index_after_transactional_tests(request):
     process's list of heavy features, and the near-duplicate runs it holds, are forgotten
     before every test."""
     from dedup import run_index
-    from documents import pg_index
+    from documents.index import store as pg_index
 
     pg_index._HEAVY.clear()
     run_index.forget()

@@ -37,6 +37,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "core.errors.AppErrorMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -95,6 +96,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "core.errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "copydetect API",
@@ -138,7 +140,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # trafilatura logs ERROR for every page it cannot parse ("empty HTML tree", "parsed tree
-    # length: 1"); documents.extraction.webpage then reads the page with its own fallback and
+    # length: 1"); extraction.webpage then reads the page with its own fallback and
     # tells the user when nothing is left, so these are not errors of the product.
     "loggers": {"trafilatura": {"level": "CRITICAL"}},
 }

@@ -1,7 +1,7 @@
 """The inverted index: a flat posting table hash-partitioned by feature, and feature_df.
 
 Django cannot model partitioned tables, so they are created with raw SQL and accessed through
-`documents.pg_index.PostgresSentenceIndex`. Hash partitioning spreads a large index over
+`documents.index.store.PostgresSentenceIndex`. Hash partitioning spreads a large index over
 `PARTITIONS` tables of equal size (each with its own small btree), which keeps index builds,
 VACUUM and ANALYZE per partition cheap as the archive grows.
 """

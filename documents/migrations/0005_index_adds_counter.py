@@ -1,5 +1,5 @@
 """A transactional count of documents ever added to the index, and a partial index on the
-features with df > 50, for the per-process cache of heavy features (`documents.pg_index`).
+features with df > 50, for the per-process cache of heavy features (`documents.index.store`).
 
 A lookup may skip the df probe of a feature that had df <= F when the cache was read, as long
 as fewer than max_df - F documents were added since: each added document raises a df by at

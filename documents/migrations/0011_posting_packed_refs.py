@@ -4,7 +4,7 @@
 (`detection.pack_refs`; the order of refs is the order of (document, sentence)):
 - the covering btree `(feature) INCLUDE (model, ref)` has 20 % smaller tuples, and a lookup
   sends two columns per posting instead of four (aggregated into two arrays, see
-  `documents.pg_lookup`);
+  `documents.index.lookup`);
 - COPY parses three fields per row instead of five (~20 % less server time per posting);
 - a document's postings are the refs `id << 32 .. (id << 32) | (2^32 - 1)`: the BRIN index moves
   to `ref` and removal (the delete trigger of 0003/0010, `remove_many`) asks for that range.

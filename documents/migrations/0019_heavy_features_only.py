@@ -1,5 +1,5 @@
 """Document frequencies are no longer counted at ingest: `documents_feature_df` keeps the HEAVY
-features only (df above 50, the `HEAVY_FLOOR` of `documents.pg_index`), recorded by the
+features only (df above 50, the `HEAVY_FLOOR` of `documents.index.store`), recorded by the
 lookups that meet them; a sequence tells the processes when to re-read their list.
 
 The exact upsert per distinct feature of every added batch cost the database more than the

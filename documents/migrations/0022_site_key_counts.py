@@ -28,7 +28,7 @@ import django.contrib.postgres.fields
 import django.db.models.deletion
 from django.db import migrations, models
 
-from documents.extraction.boilerplate import text_keys
+from extraction.boilerplate import text_keys
 
 # A counted page's keys, each once: its indexed lines' (kept), its removed lines', and 0.
 PAGE_KEYS = """SELECT k.key, bool_or(k.kept) FROM (

@@ -10,13 +10,14 @@ from dedup import services
 from dedup.models import DedupRun
 from documents.models import Document
 from tests.dedup.conftest import STORY_0, STORY_5
+from tests.documents.factories import intercept_task
 
 pytestmark = pytest.mark.django_db
 
 
 def test_it_starts_a_run(api, collection, django_capture_on_commit_callbacks, monkeypatch):
     queued: list[int] = []
-    monkeypatch.setattr("dedup.tasks.dedup_run_task.delay", queued.append)
+    intercept_task(monkeypatch, "dedup.run", queued.append)
     with django_capture_on_commit_callbacks(execute=True):
         response = api.post(
             f"/api/collections/{collection.id}/dedup/", {"method": "ddw"}, format="json"
@@ -28,7 +29,7 @@ def test_it_starts_a_run(api, collection, django_capture_on_commit_callbacks, mo
 
 
 def test_the_method_defaults_to_periods(api, collection, monkeypatch):
-    monkeypatch.setattr("dedup.tasks.dedup_run_task.delay", lambda run_id: None)
+    intercept_task(monkeypatch, "dedup.run", lambda run_id: None)
     response = api.post(f"/api/collections/{collection.id}/dedup/", {}, format="json")
     assert response.status_code == 201
     assert DedupRun.objects.get().method == "periods"
@@ -82,7 +83,7 @@ def test_it_returns_the_clusters_of_a_run(owner, collection, add_pages):
 
 
 def test_it_validates_ownership(owner, stranger, collection, monkeypatch):
-    monkeypatch.setattr("dedup.tasks.dedup_run_task.delay", lambda run_id: None)
+    intercept_task(monkeypatch, "dedup.run", lambda run_id: None)
     run = services.dedup_run_start(collection=collection, method="periods", user=owner)
     client = APIClient()
     client.force_authenticate(stranger)

@@ -11,6 +11,7 @@ from dedup import run_index, services
 from dedup.models import ClusterMember, DedupRun
 from documents import services as document_services
 from tests.dedup.conftest import STORY_0, STORY_1, STORY_5, STORY_6
+from tests.documents.factories import intercept_task
 
 pytestmark = pytest.mark.django_db
 
@@ -112,7 +113,7 @@ def test_runs_left_unfinished_are_queued_again_at_start_up(collection, owner, mo
     from dedup.tasks import dedup_run_task
 
     queued: list[int] = []
-    monkeypatch.setattr(dedup_run_task, "delay", queued.append)
+    intercept_task(monkeypatch, dedup_run_task.name, queued.append)
     waiting = DedupRun.objects.create(collection=collection, method="periods")
     cut = DedupRun.objects.create(collection=collection, method="minhash", status="running")
     DedupRun.objects.create(collection=collection, method="ddw", status="done")

@@ -8,6 +8,7 @@ from dedup import services
 from dedup.models import DedupRun
 from documents import services as document_services
 from tests.dedup.conftest import STORY_0, STORY_5, STORY_6
+from tests.documents.factories import intercept_task
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +44,7 @@ def test_the_form_defaults_to_periods_and_starts_a_run(
     browser, collection, django_capture_on_commit_callbacks, monkeypatch
 ):
     queued: list[int] = []
-    monkeypatch.setattr("dedup.tasks.dedup_run_task.delay", queued.append)
+    intercept_task(monkeypatch, "dedup.run", queued.append)
     page = browser.get(f"/collections/{collection.id}/dedup/").content.decode()
     assert '<option value="periods" selected>' in page
     with django_capture_on_commit_callbacks(execute=True):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django.db import transaction
 
+from core import queue
 from documents import services
 from documents.models import Collection, Document
 
@@ -54,17 +55,30 @@ def wait_until_finished(fetch_status, document_ids, *, within_seconds: float = 2
     raise AssertionError(f"documents did not finish processing: {last}")
 
 
+def intercept_task(monkeypatch, name: str, handler) -> None:  # type: ignore[no-untyped-def]
+    """Messages for task `name` go to `handler(*args, **options)` instead of the broker;
+    other tasks' messages pass on to whatever sent them before (interceptions chain)."""
+    before = queue.send
+
+    def send(task_name, args, options):  # type: ignore[no-untyped-def]
+        if task_name == name:
+            handler(*args, **options)
+        else:
+            before(task_name, args, options)
+
+    monkeypatch.setattr(queue, "send", send)
+
+
 class CapturedTasks:
-    """A Celery task's `delay` replaced by a list: what was queued (on commit, within
+    """A Celery task's messages replaced by a list: what was queued (on commit, within
     `capture()`), run in-process by `run()` as the worker would."""
 
     def __init__(self, monkeypatch, capture, task, body) -> None:  # type: ignore[no-untyped-def]
         self.queue: list[int] = []
         self.capture = capture
         self._body = body
-        monkeypatch.setattr(task, "delay", self.queue.append)
-        # Bulk re-checks name their queue (services._enqueue_ids): apply_async((id,), queue=...).
-        monkeypatch.setattr(task, "apply_async", lambda args, **_: self.queue.append(*args))
+        # Bulk re-checks name their queue (requeue._enqueue_ids); the queue does not matter here.
+        intercept_task(monkeypatch, task.name, lambda task_id, **_: self.queue.append(task_id))
 
     def run(self) -> None:
         with self.capture(execute=True):  # what the runs queue or delete on commit happens too

@@ -123,7 +123,7 @@ def test_text_returns_the_extracted_text(api, collection):
     document = processed(collection, "zh_source.txt")
     response = api.get(f"/api/documents/{document.id}/text/")
     assert response["Content-Type"].startswith("text/plain")
-    # documents.extraction tidies plain text; for this file that only drops the final newline.
+    # extraction tidies plain text; for this file that only drops the final newline.
     assert response.content.decode() == read_fixture("zh_source.txt").rstrip("\n")
 
 

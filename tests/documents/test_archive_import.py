@@ -1,4 +1,4 @@
-"""The bulk archive import (documents.archive_import, `manage.py import_archive`): files from
+"""The bulk archive import (documents.bulk.engine, `manage.py import_archive`): files from
 folders and ZIP batches become done archive documents in one COPY per chunk, searchable by a
 later upload's check; unreadable files fail with the reason; a second run adds nothing."""
 
@@ -14,9 +14,9 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from documents import selectors, services
-from documents.archive_import import NOT_CHECKED, archive_import, import_files
+from documents.bulk.engine import NOT_CHECKED, archive_import, import_files
 from documents.models import Document
-from tests.documents.factories import DATA, WATER, processed
+from tests.documents.factories import DATA, WATER, intercept_task, processed
 from tests.documents.test_site_template import DONGFANG, TEMPLATE, article_lines, as_page
 
 pytestmark = pytest.mark.django_db
@@ -193,7 +193,7 @@ def test_the_command_creates_the_archive_and_reports_what_it_did(owner, folder):
 def test_an_import_records_the_features_common_to_its_documents(owner, tmp_path, monkeypatch):
     """No check meets a bulk load's features, so the import counts its heavy ones itself:
     the first checks against the new archive need not fetch them to learn them."""
-    from documents import pg_index
+    from documents.index import store as pg_index
 
     monkeypatch.setattr(pg_index, "HEAVY_FLOOR", 2)  # three documents make a feature heavy
     for n, extra in enumerate(["The river was low.", "Birds came early.", "Rain fell at dusk."]):
@@ -239,7 +239,7 @@ def test_the_command_refuses_an_assignment(assignment, folder):
 def test_progress_is_told_after_every_chunk_and_large_files_make_smaller_chunks(
     archive, folder, monkeypatch
 ):
-    from documents import archive_import as module
+    from documents.bulk import engine as module
 
     monkeypatch.setattr(module, "CHUNK_BYTES", 1)  # every file fills a chunk on its own
     seen: list[tuple[int, int]] = []
@@ -265,7 +265,7 @@ def test_imported_documents_join_the_archives_near_duplicate_runs(
     dedup_services.dedup_run_execute(run_id=run.id)
     (tmp_path / "doc00002.txt").write_bytes((reprints / "doc00002.txt").read_bytes())
     queued: list[int] = []
-    monkeypatch.setattr(dedup_assign_document, "delay", queued.append)
+    intercept_task(monkeypatch, dedup_assign_document.name, queued.append)
 
     with django_capture_on_commit_callbacks(execute=True):
         report = archive_import(archive, import_files([tmp_path]), processes=1)
@@ -285,7 +285,7 @@ def test_file_names_that_are_not_utf8_are_imported_with_a_replacement_character(
 
 
 def test_a_file_failing_unexpectedly_fails_alone(archive, folder, monkeypatch):
-    from documents import archive_import as module
+    from documents.bulk import engine as module
 
     read_text = module.read_text
 

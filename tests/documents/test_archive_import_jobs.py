@@ -1,4 +1,4 @@
-"""Bulk imports from the archive's page and the API (documents.imports): the uploaded files are
+"""Bulk imports from the archive's page and the API (documents.bulk.jobs): the uploaded files are
 kept until the worker has stored their documents, the row follows the import's progress, a
 failed import keeps its files and runs again, and a second message for one import does
 nothing."""
@@ -17,11 +17,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.db import connection
 
-from documents import archive_import, imports, services
+from documents import services
 from documents import tasks as document_tasks
-from documents.archive_import import NOT_CHECKED
+from documents.bulk import engine as archive_import
+from documents.bulk import jobs as imports
+from documents.bulk.engine import NOT_CHECKED
 from documents.models import ArchiveImport, Document
-from tests.documents.factories import DATA, WATER, CapturedTasks
+from tests.documents.factories import DATA, WATER, CapturedTasks, intercept_task
 
 pytestmark = pytest.mark.django_db
 
@@ -213,7 +215,7 @@ def test_deleting_the_archive_deletes_the_files_of_its_imports(archive, importer
     with importer.capture(execute=True):
         job = imports.import_upload(collection=archive, files=[("published.zip", batch())])
     kept = uploads(job)
-    monkeypatch.setattr(document_tasks.collection_delete_task, "delay", lambda _: None)
+    intercept_task(monkeypatch, document_tasks.collection_delete_task.name, lambda *_: None)
     with importer.capture(execute=True):
         services.collection_delete(collection=archive)
         services.collection_purge(collection_id=archive.id)

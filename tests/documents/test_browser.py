@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from tests.documents.factories import DATA
+from tests.documents.factories import DATA, intercept_task
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -136,7 +136,7 @@ def test_the_collection_page_follows_an_upload_until_every_document_is_finished(
     from documents.models import Document
     from documents.tasks import document_process_task
 
-    monkeypatch.setattr(document_process_task, "delay", lambda document_id: None)
+    intercept_task(monkeypatch, document_process_task.name, lambda *_, **__: None)
     log_in(driver, live_server, "owner", "owner-pass")
     driver.get(f"{live_server.url}/collections/{assignment.id}/")
     paths = []
@@ -195,7 +195,7 @@ def test_an_archive_page_follows_a_bulk_import(
     from documents.models import ArchiveImport
     from documents.tasks import archive_import_task
 
-    monkeypatch.setattr(archive_import_task, "apply_async", lambda *args, **kwargs: None)
+    intercept_task(monkeypatch, archive_import_task.name, lambda *_, **__: None)
     log_in(driver, live_server, "owner", "owner-pass")
     driver.get(f"{live_server.url}/collections/{archive.id}/")
     batch = io.BytesIO()

@@ -13,7 +13,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.management import call_command
 
-from documents import imports
+from documents.bulk import jobs as imports
 from documents.models import ArchiveImport
 from tests.documents.factories import WATER, upload
 

@@ -38,9 +38,9 @@ def test_rename_and_validation(assignment):
     services.collection_update(collection=assignment, name="  Essay one ", kind="assignment")
     assignment.refresh_from_db()
     assert assignment.name == "Essay one"
-    with pytest.raises(ValueError, match="name"):
+    with pytest.raises(services.CollectionError, match="name"):
         services.collection_update(collection=assignment, name=" ", kind="assignment")
-    with pytest.raises(ValueError, match="kind"):
+    with pytest.raises(services.CollectionError, match="kind"):
         services.collection_update(collection=assignment, name="x", kind="folder")
 
 
@@ -199,7 +199,7 @@ def test_the_api_renames_and_deletes(api, assignment, deletions):
 
 
 def test_an_interrupted_deletion_is_resumed_at_start_up(assignment, deletions, monkeypatch):
-    from documents import broker
+    from core import broker
 
     monkeypatch.setattr(broker, "waiting_document_ids", lambda: set())
     Collection.objects.filter(id=assignment.id).update(deleting=True)  # its task was lost

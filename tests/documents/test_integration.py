@@ -6,7 +6,7 @@ import pytest
 
 from documents import selectors
 from documents.models import Document
-from tests.documents.factories import WATER, processed
+from tests.documents.factories import WATER, intercept_task, processed
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,7 @@ def test_stored_passages_start_at_the_copied_words_not_the_sentence(assignment):
 def test_source_texts_are_fetched_in_one_query(assignment, django_assert_max_num_queries):
     from detection import analyze
     from detection.detector import detect_refined
-    from documents.pg_index import PostgresSentenceIndex
+    from documents.index.store import PostgresSentenceIndex
     from documents.sources import SourceTexts, SpanRecorder
 
     copied = WATER[WATER.index("how the water") :]
@@ -50,7 +50,7 @@ def test_a_processed_document_is_queued_for_near_duplicate_assignment(
     from dedup import tasks as dedup_tasks
 
     queued: list[int] = []
-    monkeypatch.setattr(dedup_tasks.dedup_assign_document, "delay", queued.append)
+    intercept_task(monkeypatch, dedup_tasks.dedup_assign_document.name, queued.append)
     with django_capture_on_commit_callbacks(execute=True):
         document = processed(assignment, "source.txt", WATER.encode())
     assert document.status == Document.Status.DONE
@@ -63,7 +63,7 @@ def test_a_failed_document_is_not_queued_for_near_duplicates(
     from dedup import tasks as dedup_tasks
 
     queued: list[int] = []
-    monkeypatch.setattr(dedup_tasks.dedup_assign_document, "delay", queued.append)
+    intercept_task(monkeypatch, dedup_tasks.dedup_assign_document.name, queued.append)
     with django_capture_on_commit_callbacks(execute=True):
         document = processed(assignment, "empty.txt", b"   \n")
     assert document.status == Document.Status.FAILED

@@ -9,6 +9,7 @@ import pytest
 from detection import Passage
 from documents import selectors, services
 from documents.models import Document, Match
+from documents.services import matches
 from tests.documents.factories import WATER, WATER_COPIED, processed, upload
 
 pytestmark = pytest.mark.django_db
@@ -54,12 +55,12 @@ def test_a_changed_source_text_sends_its_copiers_to_be_checked_again(
 @pytest.mark.django_db(transaction=True)
 def test_a_check_keeps_the_pair_of_a_submission_indexed_while_it_ran(assignment):
     first = processed(assignment, "first.txt", WATER.encode())
-    seen = services._snapshot()  # the first document's check starts: it cannot see `second`
+    seen = matches.snapshot()  # the first document's check starts: it cannot see `second`
     second = processed(assignment, "second.txt", WATER_COPIED.encode())
     assert sources_of(second) == [first.id]  # found by the second's check, mirrored on first
 
     first.refresh_from_db()
-    services._matches_replace(first, [], first.model_version, seen)  # the first check ends
+    matches.matches_replace(first, [], first.model_version, seen)  # the first check ends
 
     first.refresh_from_db()
     assert sources_of(first) == [second.id] and sources_of(second) == [first.id]
@@ -70,10 +71,10 @@ def test_a_check_keeps_the_pair_of_a_submission_indexed_while_it_ran(assignment)
 def test_a_check_that_saw_a_submission_drops_the_pair_it_no_longer_finds(assignment):
     first = processed(assignment, "first.txt", WATER.encode())
     second = processed(assignment, "second.txt", WATER_COPIED.encode())
-    seen = services._snapshot()  # both indexed before the check starts
+    seen = matches.snapshot()  # both indexed before the check starts
 
     first.refresh_from_db()
-    services._matches_replace(first, [], first.model_version, seen)
+    matches.matches_replace(first, [], first.model_version, seen)
 
     first.refresh_from_db()
     second.refresh_from_db()
@@ -112,8 +113,8 @@ def test_old_pairs_between_archives_go_when_the_source_is_checked_again(
     original = processed(older, "original.txt", WATER.encode())
     reprint = processed(archive, "reprint.txt", WATER_COPIED.encode())
     passages = [Passage(original.id, 0, len(WATER_COPIED), 0, len(WATER), 1.0)]
-    services._match_store(reprint.id, original.id, passages, len(WATER_COPIED), "v")
-    services._similarity_refresh(reprint)  # as an earlier release left it
+    matches._match_store(reprint.id, original.id, passages, len(WATER_COPIED), "v")
+    matches.similarity_refresh(reprint)  # as an earlier release left it
     reprint.refresh_from_db()
     assert reprint.similarity == 1.0
 

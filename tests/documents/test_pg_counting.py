@@ -1,11 +1,11 @@
-"""How a lookup counts its postings per feature (documents.pg_index._counted), without the
+"""How a lookup counts its postings per feature (documents.index.store._counted), without the
 database: runs of a grouped result, and any other order."""
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from documents.pg_index import _counted
+from documents.index.store import _counted
 
 features = st.lists(st.integers(-(2**63), 2**63 - 1), min_size=0, max_size=40)
 
@@ -49,7 +49,7 @@ listed = st.dictionaries(st.integers(-(2**63), 2**63 - 1), st.integers(51, 10**6
 def test_a_process_heavy_list_merges_what_a_lookup_counted(before, counted):
     """`HeavyFeatures.merged`: counted features are added, or updated with their new count;
     the list stays sorted with each feature's own df (what `recorded` answers)."""
-    from documents.pg_lookup import HeavyFeatures
+    from documents.index.lookup import HeavyFeatures
 
     old = np.array(sorted(before), np.int64)
     heavy = HeavyFeatures(1, old, np.array([before[f] for f in old.tolist()], np.int64), 0.0)
@@ -72,7 +72,7 @@ def test_a_reread_list_keeps_only_the_unstored_counts_of_the_old_one(read, earli
     not in the list read are added; the read list's own counts win (a stored row lowered by
     removals, to at most the floor too); earlier counts above the floor were stored, so the
     table's word is final (lowered, or deleted) and they are not taken."""
-    from documents.pg_lookup import HeavyFeatures
+    from documents.index.lookup import HeavyFeatures
 
     def heavy(counts):
         features = np.array(sorted(counts), np.int64)
@@ -90,8 +90,8 @@ def test_only_features_listed_above_the_guard_are_checked_in_the_df_table():
     stale list costs fetching more, and the caller counts what came back); one listed above
     it goes to the single df check with its partition (`kept`); nothing listed above: no
     check at all."""
-    from documents.pg_lookup import POSTING_PARTITIONS, HeavyFeatures, lookup_statement
-    from documents.pg_partition import partition_of
+    from documents.index.lookup import POSTING_PARTITIONS, HeavyFeatures, lookup_statement
+    from documents.index.partition import partition_of
 
     heavy = HeavyFeatures(1, np.array([5, 7], np.int64), np.array([60, 900], np.int64), 0.0)
     sql, params = lookup_statement([3, 5, 7], version="v", guard=100, heavy=heavy)

@@ -9,9 +9,10 @@ import pytest
 from django.db import connection
 
 from detection import DocumentAnalysis, SentenceRecord
-from documents import pg_extension, pg_index
+from documents.index import extension as pg_extension
+from documents.index import store as pg_index
+from documents.index.store import PostgresSentenceIndex
 from documents.models import Collection, Document
-from documents.pg_index import PostgresSentenceIndex
 
 pytestmark = pytest.mark.django_db
 
@@ -154,7 +155,7 @@ def test_ensure_extension_creates_it_again_and_tolerates_a_server_without_it(
     assert pg_extension.ensure_extension()
     assert pg_extension.packing(connection.connection)  # asked again after creating it
     monkeypatch.setattr(pg_extension, "EXTENSION", "copydetect_not_offered")
-    with caplog.at_level(logging.INFO, logger="documents.pg_extension"):
+    with caplog.at_level(logging.INFO, logger="documents.index.extension"):
         assert not pg_extension.ensure_extension()
     assert "offers no copydetect_not_offered extension" in caplog.text
 
@@ -167,7 +168,7 @@ def test_ensure_extension_logs_and_goes_on_when_the_role_may_not_create_it(monke
     if superuser or not offered:
         pytest.skip("needs a role that is not a superuser and the pgstattuple extension")
     monkeypatch.setattr(pg_extension, "EXTENSION", "pgstattuple")
-    with caplog.at_level(logging.WARNING, logger="documents.pg_extension"):
+    with caplog.at_level(logging.WARNING, logger="documents.index.extension"):
         assert not pg_extension.ensure_extension()
     assert "CREATE EXTENSION pgstattuple failed" in caplog.text
     assert execute("SELECT 1") == [(1,)]  # the connection's transaction is still usable

@@ -8,8 +8,8 @@ from django.db import connection
 
 from detection import DetectionError, DocumentAnalysis, Posting, SentenceRecord
 from detection.index import MAX_DOCUMENT_ID, MAX_SENTENCES, MAX_SIZE, unpack_refs
+from documents.index.store import IndexVersionError, PostgresSentenceIndex
 from documents.models import Collection, Document
-from documents.pg_index import IndexVersionError, PostgresSentenceIndex
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +44,7 @@ def df_of(feature):
 @pytest.fixture
 def every_feature_heavy(monkeypatch):
     """Lookups record the df of every feature they fetch (the floor is 50 documents)."""
-    from documents import pg_index
+    from documents.index import store as pg_index
 
     monkeypatch.setattr(pg_index, "HEAVY_FLOOR", 0)
 
@@ -313,7 +313,7 @@ def test_postings_carry_the_id_of_their_feature_model(collection):
 
 
 def test_df_increments_count_each_document_once():
-    from documents.pg_copy import df_increments, posting_columns
+    from documents.index.copy import df_increments, posting_columns
 
     analysis = DocumentAnalysis(
         language="en",
@@ -354,7 +354,7 @@ def committed_index(owner):
 
 @pytest.mark.django_db(transaction=True)
 def test_heavy_features_are_learnt_and_never_returned_above_max_df(committed_index, monkeypatch):
-    from documents import pg_index
+    from documents.index import store as pg_index
 
     monkeypatch.setattr(pg_index, "_HEAVY_CHECK_SECONDS", 0.0)  # see every generation at once
     monkeypatch.setattr(pg_index, "_HEAVY_READ_SPACING", 0.0)
@@ -388,7 +388,7 @@ def test_record_heavy_features_counts_documents_not_postings_and_keeps_larger_co
     committed_index, monkeypatch
 ):
     """A bulk load's heavy features recorded before any lookup met them (the import's end)."""
-    from documents import pg_index
+    from documents.index import store as pg_index
 
     monkeypatch.setattr(pg_index, "_HEAVY_CHECK_SECONDS", 0.0)  # see every generation at once
     monkeypatch.setattr(pg_index, "_HEAVY_READ_SPACING", 0.0)
@@ -420,7 +420,7 @@ def test_a_recount_that_finds_no_growth_writes_nothing(committed_index, monkeypa
     """A feature with three postings per document always has "more than twice its recorded
     df" in postings: each lookup that meets it counts it again, and only a grown count may be
     written (a write would also make every other process re-read its heavy list)."""
-    from documents import pg_index
+    from documents.index import store as pg_index
 
     monkeypatch.setattr(pg_index, "_HEAVY_CHECK_SECONDS", 0.0)  # see every generation at once
     monkeypatch.setattr(pg_index, "_HEAVY_READ_SPACING", 0.0)
@@ -451,7 +451,7 @@ def test_after_recording_the_process_reads_what_it_recorded(committed_index, mon
     """A bulk import ends with `record_heavy_features` in a process that had read its heavy
     list before: its next lookup must use the recorded counts (a feature too common is not
     fetched), not take its old list as current and count and write the feature again."""
-    from documents import pg_index
+    from documents.index import store as pg_index
 
     common, rare = 21, 22
     index = PostgresSentenceIndex(model_version=V1)
@@ -481,7 +481,7 @@ def test_a_reread_list_keeps_what_this_process_counted_under_the_floor(
     records something, the list is read again: the count must survive the re-read, or every
     lookup meeting the feature counts it again (after each load: ~14 of the benchmark's 200
     lookups)."""
-    from documents import pg_index
+    from documents.index import store as pg_index
 
     monkeypatch.setattr(pg_index, "_HEAVY_CHECK_SECONDS", 0.0)  # see every generation at once
     monkeypatch.setattr(pg_index, "_HEAVY_READ_SPACING", 0.0)
@@ -519,7 +519,7 @@ def test_recording_after_a_small_load_counts_only_that_loads_features(committed_
 
 
 def test_runs_of_consecutive_ids():
-    from documents.pg_index import _runs
+    from documents.index.store import _runs
 
     firsts, lasts = _runs(np.array([3, 4, 5, 9, 11, 12], np.int64))
     assert (firsts.tolist(), lasts.tolist()) == ([3, 9, 11], [5, 9, 12])
@@ -644,7 +644,7 @@ def test_database_options_that_set_prepare_threshold_are_obeyed(collection, monk
 def test_a_failed_lookup_leaves_the_threshold_and_the_next_lookup_works(collection, monkeypatch):
     from django.db import DatabaseError, transaction
 
-    from documents import pg_lookup
+    from documents.index import lookup as pg_lookup
 
     document, analysis = make_document(collection, {1})
     index = PostgresSentenceIndex(model_version=V1)
@@ -691,7 +691,7 @@ def record_heavy(*rows):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_process_takes_its_own_bump_only_when_nobody_else_announced(committed_index):
-    from documents import pg_index
+    from documents.index import store as pg_index
 
     index = PostgresSentenceIndex(model_version=V1)
     record_heavy((1, 60))
@@ -712,7 +712,7 @@ def test_a_slow_read_of_the_heavy_list_spaces_out_the_next_ones(committed_index,
     `_HEAVY_READ_SPACING` times its last read before looking at the generation again."""
     from dataclasses import replace
 
-    from documents import pg_index
+    from documents.index import store as pg_index
 
     monkeypatch.setattr(pg_index, "_HEAVY_CHECK_SECONDS", 0.0)
     monkeypatch.setattr(pg_index, "_HEAVY_READ_SPACING", 1e9)  # any real read: a long wait
@@ -737,7 +737,7 @@ def test_a_lookup_tells_whether_the_heavy_list_is_current(committed_index, monke
     moved one does not, so the list is re-read when that look is due."""
     from dataclasses import replace
 
-    from documents import pg_index
+    from documents.index import store as pg_index
 
     index = PostgresSentenceIndex(model_version=V1)
     document, analysis = make_document(committed_index, {1, 3})

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from django.db import connection
 
-from documents.pg_lookup import POSTING_PARTITIONS, POSTING_TABLE, Int8Array, lookup_cursor
-from documents.pg_partition import partition_of
+from documents.index.lookup import POSTING_PARTITIONS, POSTING_TABLE, Int8Array, lookup_cursor
+from documents.index.partition import partition_of
 
 EDGES = [0, 1, -1, 2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**32, 2**63 - 1, -(2**63)]
 

@@ -1,12 +1,12 @@
-"""documents.pg_rows.rows_copy: rows written by one COPY read back as a save writes them."""
+"""documents.index.rows.rows_copy: rows written by one COPY read back as a save writes them."""
 
 from __future__ import annotations
 
 import pytest
 from django.forms.models import model_to_dict
 
+from documents.index.rows import rows_copy
 from documents.models import Document
-from documents.pg_rows import rows_copy
 
 pytestmark = pytest.mark.django_db
 

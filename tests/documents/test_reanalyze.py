@@ -12,7 +12,7 @@ from django.db import connection
 from documents import selectors, services
 from documents import tasks as document_tasks
 from documents.models import Document
-from tests.documents.factories import WATER, WATER_COPIED, processed, upload
+from tests.documents.factories import WATER, WATER_COPIED, intercept_task, processed, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -135,7 +135,7 @@ def test_the_broker_tells_which_documents_have_a_message_waiting():
     import os
 
     from config.celery import app
-    from documents import broker
+    from core import broker
 
     queue, unacked = f"broker-test-{os.getpid()}", f"unacked-test-{os.getpid()}"
     document_tasks.document_process_task.apply_async(args=[41], queue=queue)
@@ -157,7 +157,7 @@ def test_the_broker_tells_which_documents_have_a_message_waiting():
 def test_unfinished_documents_whose_message_was_lost_are_queued_again(
     assignment, worker, monkeypatch
 ):
-    from documents import broker
+    from core import broker
 
     done = processed(assignment, "source.txt", WATER.encode())
     lost = upload(assignment, "lost.txt", WATER_COPIED.encode())  # its message was never sent
@@ -185,7 +185,7 @@ def test_unfinished_documents_whose_message_was_lost_are_queued_again(
 
 
 def test_the_command_resumes_unfinished_documents(assignment, worker, monkeypatch):
-    from documents import broker
+    from core import broker
 
     lost = upload(assignment, "lost.txt", WATER_COPIED.encode())
     monkeypatch.setattr(broker, "waiting_document_ids", lambda: set())
@@ -240,10 +240,10 @@ def test_re_checks_of_many_documents_go_to_the_bulk_queue(
 ):
     done = processed(assignment, "water.txt", WATER.encode())
     sent: list[tuple[int, str]] = []
-    monkeypatch.setattr(
-        document_tasks.document_process_task,
-        "apply_async",
-        lambda args, queue: sent.append((args[0], queue)),
+    intercept_task(
+        monkeypatch,
+        document_tasks.document_process_task.name,
+        lambda document_id, queue: sent.append((document_id, queue)),
     )
     with django_capture_on_commit_callbacks(execute=True):
         services.collection_recheck(collection_id=assignment.id)

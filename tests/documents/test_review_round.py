@@ -9,9 +9,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from detection import Postings, pack_refs
 from documents import selectors, services
 from documents import tasks as document_tasks
+from documents.index.store import within_document_frequency
 from documents.models import Document
-from documents.pg_index import within_document_frequency
-from tests.documents.factories import WATER, WATER_COPIED, processed, upload
+from tests.documents.factories import WATER, WATER_COPIED, intercept_task, processed, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -86,7 +86,7 @@ def test_an_archive_sees_who_copied_from_it(browser, owner, assignment, archive)
 def test_sources_in_a_collection_being_deleted_leave_reports_at_once(
     owner, assignment, archive, monkeypatch
 ):
-    monkeypatch.setattr(document_tasks.collection_delete_task, "delay", lambda _id: None)
+    intercept_task(monkeypatch, document_tasks.collection_delete_task.name, lambda *_: None)
     source = processed(archive, "water.txt", WATER.encode())
     copier = processed(assignment, "copier.txt", WATER_COPIED.encode())
     assert selectors.report_get(document=copier).sources

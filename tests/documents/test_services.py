@@ -7,8 +7,9 @@ from django.db import connection
 
 from detection import DetectionError
 from documents import selectors, services
+from documents.index.store import PostgresSentenceIndex
 from documents.models import Collection, Document, Match, MatchPassage
-from documents.pg_index import PostgresSentenceIndex
+from documents.services import matches, pipeline
 from tests.documents.factories import processed, read_fixture, upload
 
 pytestmark = pytest.mark.django_db
@@ -28,9 +29,9 @@ def index_rows(document_id):
 
 
 def test_collection_create_validates_name_and_kind(owner):
-    with pytest.raises(ValueError, match="name"):
+    with pytest.raises(services.CollectionError, match="name"):
         services.collection_create(owner=owner, name="  ")
-    with pytest.raises(ValueError, match="kind"):
+    with pytest.raises(services.CollectionError, match="kind"):
         services.collection_create(owner=owner, name="x", kind="folder")
     archive = services.collection_create(owner=owner, name=" Refs ", kind="archive")
     assert (archive.name, archive.kind) == ("Refs", Collection.Kind.ARCHIVE)
@@ -84,7 +85,7 @@ def test_the_similarity_is_refreshed_without_a_join(assignment):
     expected = suspicious.similarity
     Document.objects.filter(id=suspicious.id).update(similarity=None)
     with CaptureQueriesContext(connection) as queries:
-        services._similarity_refresh(suspicious)
+        matches.similarity_refresh(suspicious)
     assert not [q["sql"] for q in queries if " JOIN " in q["sql"].upper()]
     suspicious.refresh_from_db()
     assert suspicious.similarity == expected > 0
@@ -152,7 +153,7 @@ def test_a_document_deleted_while_its_file_is_read_is_not_logged_as_a_failure(
         Document.objects.filter(id=page_document.id).delete()
         raise FileNotFoundError(page_document.original.name)
 
-    monkeypatch.setattr(services, "_page_read", deleted_meanwhile)
+    monkeypatch.setattr(pipeline, "_page_read", deleted_meanwhile)
     with caplog.at_level("INFO", logger="documents.services"):
         services.document_process(document_id=document.id)
     assert "deleted while processing" in caplog.text

@@ -13,10 +13,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from documents import boilerplate, services
-from documents.extraction import learn_boilerplate
-from documents.extraction.boilerplate import key_hash, line_key
+from documents.index.rows import rows_copy
 from documents.models import Document, SiteKey
-from documents.pg_rows import rows_copy
+from extraction import learn_boilerplate
+from extraction.boilerplate import key_hash, line_key
 
 pytestmark = pytest.mark.django_db
 

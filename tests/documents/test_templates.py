@@ -6,7 +6,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from documents import selectors, services
 from documents.models import Document
-from tests.documents.factories import WATER, processed
+from documents.services import pipeline
+from tests.documents.factories import WATER, intercept_task, processed
 
 pytestmark = pytest.mark.django_db
 
@@ -122,12 +123,11 @@ def test_a_document_processing_while_a_template_is_read_is_queued_again(
 
     queued: list[int] = []
     task = document_tasks.document_process_task
-    monkeypatch.setattr(task, "delay", queued.append)
-    monkeypatch.setattr(task, "apply_async", lambda args, **_: queued.append(*args))
+    intercept_task(monkeypatch, task.name, lambda task_id, **_: queued.append(task_id))
     processed(assignment, "ann.txt", ANN.encode())
     ben = upload(assignment, "ben.txt", BEN.encode())
     template = stored_template(assignment)
-    detect = services._detect
+    detect = pipeline._detect
 
     def template_finishes_meanwhile(document, text, analysis):
         found = detect(document, text, analysis)
@@ -137,7 +137,7 @@ def test_a_document_processing_while_a_template_is_read_is_queued_again(
                 services.document_process(document_id=template.id)
         return found
 
-    monkeypatch.setattr(services, "_detect", template_finishes_meanwhile)
+    monkeypatch.setattr(pipeline, "_detect", template_finishes_meanwhile)
     queued.clear()
     with django_capture_on_commit_callbacks(execute=True):
         services.document_process(document_id=ben.id)

@@ -1,4 +1,4 @@
-"""Transient database errors (documents.transient): a deadlock PostgreSQL breaks, the
+"""Transient database errors (core.transient): a deadlock PostgreSQL breaks, the
 connection lost. The tasks run again a little later instead of storing a failure; other
 errors fail at once, and an error met on every attempt is stored like any other."""
 
@@ -13,10 +13,14 @@ import pytest
 from django.db import connection
 from django.db.utils import InterfaceError, OperationalError
 
-from documents import archive_import, imports, services, transient
+from core import transient
+from documents import services
 from documents import tasks as document_tasks
+from documents.bulk import engine as archive_import
+from documents.bulk import jobs as imports
 from documents.models import ArchiveImport, Collection, Document
-from tests.documents.factories import WATER, upload
+from documents.services import pipeline
+from tests.documents.factories import WATER, intercept_task, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -154,8 +158,8 @@ class Flaky:
 def test_a_document_meeting_a_deadlock_is_processed_again(owner, monkeypatch, caplog):
     collection = services.collection_create(owner=owner, name="c")
     document = upload(collection, "zh_source.txt")
-    flaky = Flaky(services._process, deadlock(), failures=2)
-    monkeypatch.setattr(services, "_process", flaky)
+    flaky = Flaky(pipeline._process, deadlock(), failures=2)
+    monkeypatch.setattr(pipeline, "_process", flaky)
 
     with caplog.at_level(logging.WARNING, logger=transient.__name__):
         document_tasks.document_process_task.apply(args=(document.id,))
@@ -173,8 +177,8 @@ def test_a_document_meeting_a_deadlock_is_processed_again(owner, monkeypatch, ca
 def test_a_deadlock_on_every_attempt_is_stored_as_the_failure(owner, monkeypatch):
     collection = services.collection_create(owner=owner, name="c")
     document = upload(collection, "zh_source.txt")
-    flaky = Flaky(services._process, deadlock(), failures=100)
-    monkeypatch.setattr(services, "_process", flaky)
+    flaky = Flaky(pipeline._process, deadlock(), failures=100)
+    monkeypatch.setattr(pipeline, "_process", flaky)
 
     document_tasks.document_process_task.apply(args=(document.id,))
 
@@ -187,8 +191,8 @@ def test_a_deadlock_on_every_attempt_is_stored_as_the_failure(owner, monkeypatch
 def test_other_errors_fail_the_document_at_once(owner, monkeypatch):
     collection = services.collection_create(owner=owner, name="c")
     document = upload(collection, "zh_source.txt")
-    flaky = Flaky(services._process, ValueError("a bug"), failures=100)
-    monkeypatch.setattr(services, "_process", flaky)
+    flaky = Flaky(pipeline._process, ValueError("a bug"), failures=100)
+    monkeypatch.setattr(pipeline, "_process", flaky)
 
     document_tasks.document_process_task.apply(args=(document.id,))
 
@@ -200,8 +204,8 @@ def test_other_errors_fail_the_document_at_once(owner, monkeypatch):
 def test_the_task_function_called_directly_stores_a_transient_error(owner, monkeypatch):
     collection = services.collection_create(owner=owner, name="c")
     document = upload(collection, "zh_source.txt")
-    flaky = Flaky(services._process, deadlock(), failures=1)
-    monkeypatch.setattr(services, "_process", flaky)
+    flaky = Flaky(pipeline._process, deadlock(), failures=1)
+    monkeypatch.setattr(pipeline, "_process", flaky)
 
     document_tasks.document_process_task(document.id)  # no Celery request: no next attempt
 
@@ -213,7 +217,7 @@ def test_the_task_function_called_directly_stores_a_transient_error(owner, monke
 def test_called_outside_a_task_the_pipeline_still_stores_a_transient_error(owner, monkeypatch):
     collection = services.collection_create(owner=owner, name="c")
     document = upload(collection, "zh_source.txt")
-    monkeypatch.setattr(services, "_process", Flaky(services._process, deadlock(), failures=1))
+    monkeypatch.setattr(pipeline, "_process", Flaky(pipeline._process, deadlock(), failures=1))
 
     services.document_process(document_id=document.id)  # evaluate_pipeline, bench, tests
 
@@ -225,8 +229,7 @@ def test_an_import_cut_by_a_server_restart_runs_again_and_finishes(
     archive, monkeypatch, settings, tmp_path
 ):
     settings.MEDIA_ROOT = tmp_path / "media"
-    monkeypatch.setattr(document_tasks.archive_import_task, "delay", lambda *_: None)
-    monkeypatch.setattr(document_tasks.archive_import_task, "apply_async", lambda *_, **__: None)
+    intercept_task(monkeypatch, document_tasks.archive_import_task.name, lambda *_, **__: None)
     job = imports.import_upload(collection=archive, files=[("water.txt", WATER.encode())])
     real_import, real_run = archive_import.archive_import, imports.import_run
     calls: list[str] = []
@@ -258,8 +261,7 @@ def test_an_import_cut_after_storing_counts_what_it_stored_as_imported_not_as_du
     archive, monkeypatch, settings, tmp_path
 ):
     settings.MEDIA_ROOT = tmp_path / "media"
-    monkeypatch.setattr(document_tasks.archive_import_task, "delay", lambda *_: None)
-    monkeypatch.setattr(document_tasks.archive_import_task, "apply_async", lambda *_, **__: None)
+    intercept_task(monkeypatch, document_tasks.archive_import_task.name, lambda *_, **__: None)
     files = [("water.txt", WATER.encode()), ("other.txt", WATER.encode()[::-1])]
     job = imports.import_upload(collection=archive, files=files)
     real = archive_import.archive_import
@@ -285,7 +287,7 @@ def test_an_import_cut_after_storing_counts_what_it_stored_as_imported_not_as_du
 def test_a_collection_deletion_meeting_a_deadlock_runs_again(owner, monkeypatch):
     collection = services.collection_create(owner=owner, name="c")
     upload(collection, "zh_source.txt")
-    monkeypatch.setattr(document_tasks.collection_delete_task, "delay", lambda _: None)
+    intercept_task(monkeypatch, document_tasks.collection_delete_task.name, lambda *_: None)
     services.collection_delete(collection=collection)
     real = services.collection_purge
     calls: list[int] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from documents.extraction import learn_boilerplate
+from extraction import learn_boilerplate
 
 TOPICS = ["春运", "教育", "农业", "科技", "体育", "文化", "外交", "金融", "环保", "医疗"]
 ARTICLES = [

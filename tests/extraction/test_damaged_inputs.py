@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from documents.extraction import (
+from extraction import (
     ArchiveMember,
     Extracted,
     ExtractionError,

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from documents.extraction import (
+from extraction import (
     CorruptFile,
     EncryptedFile,
     Limits,

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from documents.extraction.__main__ import main
-from documents.extraction.evaluation import (
+from extraction.__main__ import main
+from extraction.evaluation import (
     bag_overlap,
     evaluate_folder,
     lcs_length,
@@ -126,7 +126,7 @@ def test_the_extract_command_reports_errors_on_stderr(tmp_path, capsys):
 def test_real_chinese_pages_are_extracted_well(shared_data):
     # A floor well under the measured figures (docs/extraction.md) that catches regressions
     # such as a broken charset path or a lost fallback, not a tuned target.
-    from documents.extraction import extract
+    from extraction import extract
 
     scores = evaluate_folder(
         shared_data / "zh-web-extraction", lambda name, data: extract(name, data).text

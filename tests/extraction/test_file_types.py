@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from documents.extraction import (
+from extraction import (
     ExtractionError,
     FileTooLarge,
     Limits,
@@ -85,7 +85,7 @@ def test_every_error_message_is_its_str():
 
 
 def test_a_parser_crash_becomes_a_corrupt_file_error(monkeypatch):
-    from documents.extraction import reader
+    from extraction import reader
 
     def explode(data):
         raise IndexError("parser bug")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import trafilatura
 
-from documents.extraction import ExtractionError, NoTextFound, extract
-from documents.extraction.webpage import densest_block_text
+from extraction import ExtractionError, NoTextFound, extract
+from extraction.webpage import densest_block_text
 
 PARAGRAPHS = [
     f"这是正文的第{i}段，讲述了一个关于文本复制检测的故事，内容足够长以便被识别为正文。"

@@ -7,7 +7,7 @@ import zlib
 
 import pytest
 
-from documents.extraction import (
+from extraction import (
     CorruptFile,
     EncryptedFile,
     MismatchedFormat,

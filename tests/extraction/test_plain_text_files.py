@@ -6,7 +6,7 @@ import codecs
 
 import pytest
 
-from documents.extraction import CorruptFile, ExtractionError, NoTextFound, extract
+from extraction import CorruptFile, ExtractionError, NoTextFound, extract
 
 ZH = (
     "互联网中存在着大量的近似重复的网页，给搜索引擎带来了很多问题。\n"

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from documents.extraction import (
+from extraction import (
     ArchiveMember,
     CorruptFile,
     FileTooLarge,

@@ -12,7 +12,7 @@ from django.core.files.storage import default_storage
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from documents import media
-from documents.extraction.errors import size_text
+from extraction.errors import size_text
 
 SHOWN = 20  # files listed by name; the rest are counted
 

@@ -2,7 +2,7 @@
 
 For years of published articles or past submissions: folders (recursively) and ZIP batches are
 extracted and analysed in worker processes and stored a chunk at a time with one COPY of the
-postings, instead of one Celery task per document (`documents.archive_import`). The archive
+postings, instead of one Celery task per document (`documents.bulk.engine`). The archive
 is searchable as soon as the command ends; its documents are not checked against each other
 unless `--check` queues that (the Celery worker does it in the background). Running the same
 command again after an interruption skips what was already imported (same content).
@@ -15,7 +15,8 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from documents import archive_import, services
+from documents import services
+from documents.bulk import engine as archive_import
 from documents.models import Collection
 
 SHOWN = 20  # failed or skipped files listed by name; the rest are counted

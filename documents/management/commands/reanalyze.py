@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from dedup import services as dedup_services
-from documents import imports, selectors, services
+from documents import selectors, services, signals
+from documents.bulk import jobs as imports
 from documents.models import Collection, Document
 
 
@@ -63,9 +63,9 @@ class Command(BaseCommand):
             unfinished = imports.imports_resume()
             if unfinished:
                 self.stdout.write(f"Queued {unfinished} unfinished archive import(s) again.")
-            runs = dedup_services.dedup_runs_resume()
-            if runs:
-                self.stdout.write(f"Queued {runs} unfinished near-duplicate run(s) again.")
+            for _, line in signals.unfinished_resume.send(sender=Document):
+                if line:
+                    self.stdout.write(line)
         if options["all"]:
             documents = Document.objects.filter(collection__deleting=False)
             if collections is not None:

@@ -18,6 +18,7 @@ import json
 import logging
 from collections.abc import Iterable
 
+from celery import current_app
 from django.conf import settings
 
 logger = logging.getLogger(__name__)
@@ -32,11 +33,9 @@ def waiting_document_ids(queue: str | None = None, unacked_key: str = UNACKED) -
     documents queue and its bulk queue) or delivered and not acknowledged; None when the
     broker cannot be read or holds a message this module does not understand (then the
     caller assumes nothing)."""
-    from config.celery import app
-
     queues = [queue] if queue else [settings.DOCUMENTS_QUEUE, settings.DOCUMENTS_BULK_QUEUE]
     try:
-        with app.connection_for_read() as connection:
+        with current_app.connection_for_read() as connection:
             client = connection.default_channel.client
             keys = [
                 key

@@ -3,7 +3,7 @@
 What a 10,000-character query costs (~1,000 features, up to ~8,000 postings back; measured on
 a 22.7M-posting archive, docs/benchmarks.md) and how this module keeps it down:
 
-- Routing in the client (`documents.pg_partition`): each hash partition gets its own feature
+- Routing in the client (`documents.index.partition`): each hash partition gets its own feature
   list as a parameter and probes its covering btree with only those features. Routing inside
   the statement (`satisfies_hash_partition` over every feature for every partition) cost
   ~0.7 ms; one array over the partitioned parent probes every btree with every feature (8×).
@@ -21,7 +21,7 @@ a 22.7M-posting archive, docs/benchmarks.md) and how this module keeps it down:
   generic plan low: with per-partition probes and a df table of 200k rows it planned every
   lookup anew (~1 ms each).
 - The postings come back as ONE row: one bytea of (feature, packed sentence reference) pairs
-  made by the copydetect extension's `posting_pack` aggregate (`documents.pg_extension`), or,
+  made by the copydetect extension's `posting_pack` aggregate (`documents.index.extension`), or,
   on a server without it, two `bigint[]` (migration 0011) decoded by numpy
   (`Int8ArrayLoader`). ~5,000 rows of four columns cost ~3 ms to send and turn into Python
   tuples; the two arrays a fraction of that, of which PostgreSQL's per-element `array_send`
@@ -43,8 +43,8 @@ import psycopg
 from psycopg.adapt import Buffer, Dumper, Loader
 from psycopg.pq import Format
 
-from documents.pg_extension import PACK_AGGREGATE
-from documents.pg_partition import partition_of
+from documents.index.extension import PACK_AGGREGATE
+from documents.index.partition import partition_of
 
 POSTING_TABLE = "documents_posting"
 DF_TABLE = "documents_feature_df"
@@ -230,7 +230,7 @@ def _composed(df: bool, scope: str, postings: str) -> str:
 GENERATION = f"(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM {HEAVY_GENERATION})"
 # The postings of a lookup, as one row: NULL(s) when nothing was found.
 _POSTINGS_ARRAYS = "array_agg(h.feature), array_agg(h.ref)"
-_POSTINGS_PACKED = f"{PACK_AGGREGATE}(h.feature, h.ref)"  # documents.pg_extension.unpack
+_POSTINGS_PACKED = f"{PACK_AGGREGATE}(h.feature, h.ref)"  # documents.index.extension.unpack
 _DOCUMENT = "(h.ref >> 32)"  # the document of a reference (detection.pack_refs)
 # A scoped lookup also returns the features with more than %(crowded)s postings before the scope
 # was applied (all documents of the model) and their posting counts: the ones worth counting

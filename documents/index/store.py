@@ -26,8 +26,8 @@ Deleting Document rows (in any way) deletes their postings and lowers recorded d
 trigger of migration 0003; `remove_many` is for re-indexing documents that stay. Both run the
 SQL function `documents_index_forget_documents` (migration 0012).
 
-Postings are loaded with COPY (binary, built column-wise: `documents.pg_copy`) and looked up
-in ONE round trip per query document (`postings`, statement in `documents.pg_lookup`).
+Postings are loaded with COPY (binary, built column-wise: `documents.index.copy`) and looked up
+in ONE round trip per query document (`postings`, statement in `documents.index.lookup`).
 The index is bound to one `model_version`: features of different models are not comparable,
 so adding an analysis of another version raises and lookups only return documents of its own.
 """
@@ -47,7 +47,7 @@ from django.db import connections, transaction
 from django.db.backends.utils import CursorWrapper
 
 from detection import DEFAULT_CONFIG, Postings, unpack_refs
-from documents.pg_copy import (
+from documents.index.copy import (
     COPY_COLUMNS,
     COPY_SIGNATURE,
     COPY_TRAILER,
@@ -55,8 +55,8 @@ from documents.pg_copy import (
     copy_rows,
     posting_columns,
 )
-from documents.pg_extension import packing_for, unpack
-from documents.pg_lookup import (
+from documents.index.extension import packing_for, unpack
+from documents.index.lookup import (
     DF_TABLE,
     GENERATION,
     HEAVY_GENERATION,
@@ -301,7 +301,7 @@ class PostgresSentenceIndex:
 
     def postings(self, features: Collection[int], *, max_df: int | None) -> Postings:
         """All postings of `features` in at most `max_df` documents (of the scope, for a scoped
-        index), in one statement (`documents.pg_lookup`: routed to the hash partitions in the
+        index), in one statement (`documents.index.lookup`: routed to the hash partitions in the
         client, the recorded df checked once for the features listed above the guard, Index
         Only Scans of the covering btrees, prepared once per connection), as two numpy arrays
         (features and sentence references) decoded from one binary row, no Python object per
@@ -382,7 +382,7 @@ class PostgresSentenceIndex:
     ) -> tuple[str, dict[str, object]]:
         """The SQL and named parameters `postings` runs (for EXPLAIN in the benchmark). The
         postings come packed into one bytea when `packed`, by default when the connection has
-        the copydetect extension (`documents.pg_extension`)."""
+        the copydetect extension (`documents.index.extension`)."""
         if packed is None:
             packed = packing_for(self.using)
         scope, scope_params = self._scope()

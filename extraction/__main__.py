@@ -1,10 +1,10 @@
-"""Command line: `python -m documents.extraction extract FILE` | `evaluate FOLDER` | `archive ZIP`.
+"""Command line: `python -m extraction extract FILE` | `evaluate FOLDER` | `archive ZIP`.
 
 extract   prints the text of one file (warnings and excluded blocks go to stderr).
 archive   lists the members of a ZIP batch and why any were skipped.
 evaluate  scores HTML main-content extraction on a zh-web-extraction style folder
           (original/*.html vs cleaned/*.txt) with character precision/recall/F1 (see
-          documents/extraction/evaluation.py for the definitions).
+          extraction/evaluation.py for the definitions).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from .evaluation import Scores, evaluate_folder
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m documents.extraction")
+    parser = argparse.ArgumentParser(prog="python -m extraction")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("extract", help="print the text of a file").add_argument("file", type=Path)
     commands.add_parser("archive", help="list a ZIP batch").add_argument("file", type=Path)

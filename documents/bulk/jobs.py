@@ -2,7 +2,7 @@
 
 The uploaded files (ZIP batches, or documents) are stored in the media storage with an
 `ArchiveImport` row, and a Celery task on the bulk queue imports them with the engine the
-`import_archive` command uses (`documents.archive_import`), in the worker's own process (a
+`import_archive` command uses (`documents.bulk.engine`), in the worker's own process (a
 Celery worker's processes cannot start others). After every chunk the row records what was
 read, imported, failed, found already there and skipped; the page follows it. The files are
 deleted once their documents are stored; a failed import keeps them, so it can be run again,
@@ -22,9 +22,12 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 
-from documents import archive_import, selectors, services, transient
-from documents.archive_import import ImportFile, ImportReport, SkippedFile
+from core import queue, transient
+from documents import selectors, services
+from documents.bulk import engine as archive_import
+from documents.bulk.engine import ImportFile, ImportReport, SkippedFile
 from documents.models import ArchiveImport, Collection
+from documents.task_names import IMPORT_TASK
 
 logger = logging.getLogger(__name__)
 
@@ -35,18 +38,21 @@ BUSY_RETRY_SECONDS = 30  # an import waiting for another one into its archive lo
 
 def import_upload(*, collection: Collection, files: Sequence[tuple[str, bytes]]) -> ArchiveImport:
     """Store `files` (name, content) and queue their import into the archive `collection`.
-    Raises services.UploadError for an assignment, no files, or a file that cannot be
+    Raises services.ImportRefused for an assignment, no files, or a file that cannot be
     imported at all (empty, too large, not a document nor a ZIP batch)."""
     if collection.kind != Collection.Kind.ARCHIVE:
-        raise services.UploadError(
+        raise services.ImportRefused(
             f"{collection.name!r} is an assignment: its documents are uploaded to be checked "
             "one by one. Bulk imports are for archives."
         )
     if not files:
-        raise services.UploadError("Choose at least one file to import.")
-    names = [services.file_name(name) for name, _ in files]
-    for name, (_, data) in zip(names, files, strict=True):
-        services.file_accepted(name, data, batch=services.is_batch(name))
+        raise services.ImportRefused("Choose at least one file to import.")
+    try:
+        names = [services.file_name(name) for name, _ in files]
+        for name, (_, data) in zip(names, files, strict=True):
+            services.file_accepted(name, data, batch=services.is_batch(name))
+    except services.UploadError as error:
+        raise services.ImportRefused(str(error)) from error
     stored: list[str] = []
     try:
         with transaction.atomic():
@@ -69,17 +75,13 @@ def import_upload(*, collection: Collection, files: Sequence[tuple[str, bytes]])
 
 
 def _enqueue(import_id: int, *, countdown: float = 0) -> None:
-    from documents.tasks import archive_import_task
-
-    archive_import_task.apply_async(
-        (import_id,), queue=settings.DOCUMENTS_BULK_QUEUE, countdown=countdown
-    )
+    queue.enqueue(IMPORT_TASK, import_id, queue=settings.DOCUMENTS_BULK_QUEUE, countdown=countdown)
 
 
 def import_retry(*, job: ArchiveImport) -> None:
     """Queue a failed import again (its files were kept); what it stored is skipped."""
     if job.status != ArchiveImport.Status.FAILED:
-        raise services.UploadError("Only a failed import can be run again.")
+        raise services.ImportRefused("Only a failed import can be run again.")
     with transaction.atomic():
         ArchiveImport.objects.filter(id=job.id).update(
             status=ArchiveImport.Status.QUEUED, error="", finished_at=None
@@ -99,7 +101,7 @@ def imports_resume() -> int:
 
 def import_run(*, import_id: int, may_retry: bool = False) -> None:
     """The task's body: import the files of an unfinished import, recording its progress.
-    With `may_retry` a transient database error (`documents.transient`) leaves the import
+    With `may_retry` a transient database error (`core.transient`) leaves the import
     queued and raises `TryAgain` for the caller to run it again (what it stored is skipped
     then) instead of failing it."""
     job = ArchiveImport.objects.select_related("collection").filter(id=import_id).first()

@@ -41,18 +41,16 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import connection, transaction
 
-from dedup import selectors as dedup_selectors
-from dedup.services import dedup_assign_enqueue
 from detection import DetectionError, DocumentAnalysis, analyze
 from detection.detector import warm_up
-from documents import boilerplate, selectors, services
-from documents.extraction import ArchiveMember, ExtractionError, iter_archive
-from documents.extraction.errors import size_text
-from documents.extraction.formats import resolve as resolve_format
+from documents import boilerplate, selectors, services, signals
+from documents.index.rows import rows_copy
+from documents.index.store import PostgresSentenceIndex
 from documents.models import Collection, Document
-from documents.pg_index import PostgresSentenceIndex
-from documents.pg_rows import rows_copy
 from documents.reading import ReadText, UnreadableFile, read_text
+from extraction import ArchiveMember, ExtractionError, iter_archive
+from extraction.errors import size_text
+from extraction.formats import resolve as resolve_format
 
 CHUNK = 200  # documents per transaction (and per round of the worker processes)
 CHUNK_BYTES = 64 * 1024 * 1024  # ... or fewer documents, once their files hold this much
@@ -233,8 +231,6 @@ def _import(
     processes = processes or os.cpu_count() or 1
     pool = _pool(processes) if processes > 1 else None
     seen: set[str] = set()
-    # As a processed upload does: into the archive's latest near-duplicate runs, if any.
-    stream = bool(dedup_selectors.latest_finished_runs(collection_id=collection.id))
     templates: dict[str, frozenset[int]] = {}  # each site's template as last learned here
     try:
         batches = _batches(files, chunk, collection, seen, report)
@@ -243,7 +239,7 @@ def _import(
         while pending:
             ready = _finish(pool, collection, *pending.popleft())
             pending.extend(_read_async(pool, batch) for batch in islice(batches, 1))
-            _store(collection, ready, report, templates, stream=stream)
+            _store(collection, ready, report, templates)
             report.seconds = time.perf_counter() - started
             if progress is not None:
                 progress(report)
@@ -424,8 +420,6 @@ def _store(
     ready: Sequence[_Ready],
     report: ImportReport,
     templates: dict[str, frozenset[int]],
-    *,
-    stream: bool,
 ) -> None:
     """One transaction: Document rows (one COPY), postings (one COPY); then, for the sites
     whose template this chunk learned anew (`templates`: as learned before), the pages stored
@@ -453,9 +447,10 @@ def _store(
         for stale in boilerplate.stale_pages(collection.id, site, template, exclude=ids):
             services.document_recheck(document=stale)
             report.requeued += 1
-    if stream:
-        for document_id, _ in done:
-            dedup_assign_enqueue(document_id=document_id)
+    # As a processed upload does: listeners (near-duplicate runs) learn of the new documents.
+    signals.documents_imported.send(
+        sender=Document, collection_id=collection.id, document_ids=[i for i, _ in done]
+    )
 
 
 def _transaction_id() -> int:
