@@ -7,7 +7,7 @@ runs by runs of other documents of the same language, chosen by a keyed blake2b 
 `(i, slot)` (never Python's `hash()`, so every process and every run builds the same archive).
 No character is invented; runs are joined by paragraph breaks, which always end a sentence.
 
-Because sentence features are sentence-local (seed 003: Low-IDF-Sig chains never cross a
+Because sentence features are sentence-local (Low-IDF-Sig chains never cross a
 sentence), a variant's analysis can be *composed* from the base analyses (sentence records
 shifted to the variant's offsets).  `composed_agreement` checks this against a real `analyze()`
 of the variant text; the bench reports that agreement next to the figures that rely on it.

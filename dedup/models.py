@@ -2,7 +2,7 @@
 
 A run stores the method it fitted on the collection (pickled) and every document's signature,
 so a document processed later is signed by the same fitted method and joins a cluster without
-recomputing the collection (seed 001's streaming ids; see `dedup.services`).  Pickles are only
+recomputing the collection (SimHash's streaming ids; see `dedup.services`).  Pickles are only
 ever read back from this database, never from users.
 """
 

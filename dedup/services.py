@@ -1,8 +1,8 @@
 """Writes: deduplication runs of a collection, and streaming assignment of new documents.
 
-A run follows seed 000 (fit → signatures → index → graph → 2-hop classes) through
+A run follows the period method (fit → signatures → index → graph → 2-hop classes) through
 `detection.neardup.cluster_documents`; a document processed after the run joins a cluster by
-seed 001's streaming rule (the cluster of its best-scoring stored near-duplicate, else a new
+SimHash's streaming rule (the cluster of its best-scoring stored near-duplicate, else a new
 cluster), using the run's fitted method and stored signatures instead of recomputing the
 collection.
 """
@@ -351,7 +351,7 @@ def _place(run: DedupRun, held: RunIndex, sig: Any) -> tuple[int, str, float]:
 def best_match(
     method: NearDupMethod[Any], stored: Mapping[int, Any], sig: Any, index: CandidateIndex[Any]
 ) -> tuple[int, Relation] | None:
-    """Seed 001's rule as in `StreamingClusterer.best_match`: among the candidates the method's
+    """The streaming rule of `StreamingClusterer.best_match`: among the candidates the method's
     `index` over `stored` proposes, the stored near-duplicate with the best score (then the
     smallest id)."""
     best: tuple[int, Relation] | None = None

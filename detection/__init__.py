@@ -1,4 +1,4 @@
-"""Sentence-level copy detection (Low-IDF-Sig, seed 003) and near-duplicate methods.
+"""Sentence-level copy detection (Low-IDF-Sig) and near-duplicate methods.
 
 The public API is listed in ``__all__`` (see docs/architecture.md, "The detection contract").
 Helpers for building other methods on the same text layer: :func:`detection.normalize.normalize`,

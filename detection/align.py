@@ -1,4 +1,4 @@
-"""Sequence matching (seed 003, the fifth subsystem): copied sentence pairs → copied passages.
+"""Sequence matching (Low-IDF-Sig's fifth subsystem): copied sentence pairs → copied passages.
 
 1. Clustering.  Pairs of one source document are taken in query order; a pair joins the most
    recent cluster it fits: at most ``max_gap`` query sentences lie between the cluster's last

@@ -1,4 +1,4 @@
-"""The pipeline of seed 003: reader → sentence splitter → features → copy detection →
+"""Low-IDF-Sig copy detection: reader → sentence splitter → features → copy detection →
 sequence matching, behind :func:`analyze`, :func:`detect` and :func:`compare`."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def model_version(config: DetectorConfig = DEFAULT_CONFIG) -> str:
 
 
 def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnalysis:
-    """Split ``text`` into sentences and extract their Low-IDF-Sig features (seed 003).
+    """Split ``text`` into sentences and extract their Low-IDF-Sig features.
 
     Sentence offsets refer to ``text`` itself; sentences without any word are left out, so
     ``sentences[i].index == i``.
@@ -68,7 +68,7 @@ def detect(
     exclude: Collection[int] = (),
     config: DetectorConfig = DEFAULT_CONFIG,
 ) -> list[Passage]:
-    """Copied passages between ``analysis`` and the documents of ``index`` (seed 003).
+    """Copied passages between ``analysis`` and the documents of ``index``.
 
     Copied sentence pairs come from the index (:mod:`detection.scoring`) and are merged per
     source document into passages (:mod:`detection.align`).  Documents in ``exclude`` (the

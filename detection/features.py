@@ -1,4 +1,4 @@
-"""Low-IDF-Sig sentence features (seed 003, "Low-IDF-Sig feature extraction").
+"""Low-IDF-Sig sentence features ("Low-IDF-Sig feature extraction").
 
 For a sentence's word sequence (stop words of the small skip list removed first, so chains
 step over them):

@@ -1,6 +1,6 @@
-"""The shipped, versioned IDF model that picks Low-IDF-Sig antecedents (seed 003).
+"""The shipped, versioned IDF model that picks Low-IDF-Sig antecedents.
 
-Seed 003 takes "the n words with the lowest IDF from an external IDF table" as antecedents.
+Low-IDF-Sig takes "the n words with the lowest IDF from an external IDF table" as antecedents.
 Our table is ``data/antecedents.tsv``: for Chinese and English, the most frequent words of the
 ``wordfreq`` package (version pinned in requirements.txt; frequency is the monotone inverse of
 IDF, so "lowest IDF" = "highest frequency"), kept only when our own normaliser and tokeniser

@@ -1,4 +1,4 @@
-"""The inverted sentence index of seed 003: feature → sentences, with document frequencies.
+"""The Low-IDF-Sig inverted sentence index: feature → sentences, with document frequencies.
 
 :class:`SentenceIndex` is the protocol detection reads through; :class:`MemoryIndex` is the
 in-memory implementation (tests, the CLI, PAN evaluation).  The PostgreSQL implementation lives

@@ -1,7 +1,7 @@
 """Offset-keeping text normalisation.
 
 Copies are reprinted (full-width digits and punctuation become half-width), converted to
-traditional characters, re-wrapped and re-cased.  Seed 003 compares sentences word by word, so
+traditional characters, re-wrapped and re-cased.  Low-IDF-Sig compares sentences word by word, so
 every such variant must fold to the same string before words are cut — but the UI highlights
 the *original* text, so every normalised character remembers where it came from.
 

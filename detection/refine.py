@@ -1,6 +1,6 @@
 """Word-level refinement of passage borders, when both texts are at hand.
 
-Sequence matching (seed 003) works on whole sentences, so a passage starts and ends at sentence
+Sequence matching works on whole sentences, so a passage starts and ends at sentence
 borders even when the copy begins or ends in the middle of a sentence (PAN's artificial cases,
 web pages quoting half a sentence).  :func:`refine_alignments` moves each of the four borders to
 where the copied *words* begin and end, using the sentence that defines the border and the

@@ -1,4 +1,4 @@
-"""Copy detection: copied sentence pairs found through the inverted index (seed 003).
+"""Copy detection: copied sentence pairs found through the inverted index (Low-IDF-Sig).
 
 All features of the query document are looked up in one ``postings`` call (one round trip in
 PostgreSQL); features in too many documents (``max_df``) are pruned there — they are

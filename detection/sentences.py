@@ -1,4 +1,4 @@
-"""Sentence splitting of normalised text (the "sentence splitter" subsystem of seed 003).
+"""Sentence splitting of normalised text (Low-IDF-Sig's "sentence splitter").
 
 Works on the output of :func:`detection.normalize.normalize` (lower-cased, half-width, with
 ``"\\n"`` marking paragraph breaks) and returns ``(start, end)`` spans in that text.

@@ -1,6 +1,6 @@
 """Site template lines of web pages, learned per collection and site and dropped before indexing.
 
-Seed 000 drops features whose IDF is low in the collection; seed 001 removes a site's
+Period feature strings drop features whose IDF is low in the collection; SimHash removes a site's
 boilerplate (copyright notices, "share to" links, source/editor lines) by template matching after
 main-content extraction. `extraction.learn_boilerplate` does both at line level; this
 module decides *which pages learn together*, because learning over a mixed collection would also

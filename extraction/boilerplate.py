@@ -1,7 +1,7 @@
-"""Site template removal learned from a collection (seeds 000 and 001).
+"""Site template removal learned from a collection (period feature strings and SimHash).
 
-Seed 000 (period feature strings) drops features whose inverse document frequency is below a
-threshold: text that recurs on many pages of a site is its template, not content. Seed 001 removes
+Period feature strings drop features whose inverse document frequency is below a threshold:
+text that recurs on many pages of a site is its template, not content. SimHash's pipeline removes
 site boilerplate — copyright notices, "share to" links, source/editor lines — by template matching
 after main-content extraction. We combine both at line level, the unit web text comes in:
 
@@ -103,7 +103,7 @@ class Boilerplate:
 def learn_boilerplate(
     texts: Iterable[str], *, min_share: float = 0.5, min_docs: int = 3
 ) -> Boilerplate:
-    """Learn a site's template lines from its documents (seed 000's low-IDF filter, line level).
+    """Learn a site's template lines from its documents (the period method's low-IDF filter).
 
     min_share: fraction of the documents a line (or label) must occur in, in (0, 1].
     min_docs: and at least this many documents, so two pages never make a template.

@@ -1,9 +1,9 @@
-"""Banded index for 64-bit signatures under Hamming distance (seed 001's sharded index).
+"""Banded index for 64-bit signatures under Hamming distance (SimHash's sharded index).
 
 Split the 64 bits into ``bands`` keys of ``64 // bands`` bits, one hash table per key.  Two
 signatures within Hamming distance ``bands - 1`` differ in at most ``bands - 1`` keys, so by the
 pigeonhole principle they share at least one key: a lookup in every table finds every
-signature within that distance (seed 001: 4 × 16-bit keys for distance ≤ 3).
+signature within that distance (SimHash: 4 × 16-bit keys for distance ≤ 3).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Grouping related documents: seed 000's graph clustering and seed 001's streaming ids.
+"""Grouping related documents: the period method's graph clustering and SimHash's streaming ids.
 
-Seed 000, step 4: (A) documents are nodes of an undirected graph with an edge for every
+Period feature strings step 4: (A) documents are nodes of an undirected graph with an edge for every
 duplicate or containment relation; a connected component is a duplicate class.  (B) For a node
 A, A and every node within 2 edges of A form a candidate class; (C) the largest candidate class
 is kept.  Read as a partition: repeatedly take the node whose 2-hop neighbourhood (among the
@@ -8,7 +8,7 @@ nodes not yet assigned) is largest, make that neighbourhood one class, and remov
 the long chains a connected component can form (A contains B, B is appended to an unrelated C…),
 while a star of reprints around one original stays whole.
 
-Seed 001, streaming: a new document takes the cluster id of a stored near-duplicate (here the
+SimHash, streaming: a new document takes the cluster id of a stored near-duplicate (here the
 one with the best score), otherwise its own id.
 """
 
@@ -35,7 +35,7 @@ def _adjacency(nodes: Iterable[int], edges: Iterable[tuple[int, int]]) -> dict[i
 
 
 def components(nodes: Iterable[int], edges: Iterable[tuple[int, int]]) -> list[list[int]]:
-    """Connected components (seed 000 step A), each sorted, in order of their smallest node."""
+    """Connected components (period method step A), each sorted, in order of their smallest node."""
     adj = _adjacency(nodes, edges)
     seen: set[int] = set()
     result: list[list[int]] = []
@@ -65,7 +65,7 @@ def _two_hop(adj: Mapping[int, set[int]], node: int, alive: set[int]) -> set[int
 def two_hop_classes(
     nodes: Iterable[int], edges: Iterable[tuple[int, int]]
 ) -> list[tuple[int, list[int]]]:
-    """Seed 000 steps B–C as a partition: ``(centre, sorted members)`` per class.
+    """The period method's steps B–C as a partition: ``(centre, sorted members)`` per class.
 
     Ties between equally large neighbourhoods go to the node with more direct neighbours, then to
     the smallest id, so the result does not depend on input order.
@@ -88,7 +88,7 @@ def two_hop_classes(
 
 @dataclass
 class StreamingClusterer(Generic[Sig]):
-    """Seed 001's incremental ids over any method: ``assign`` returns the new doc's cluster id."""
+    """SimHash's incremental ids over any method: ``assign`` returns the new doc's cluster id."""
 
     method: NearDupMethod[Sig]
 

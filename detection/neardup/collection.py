@@ -55,7 +55,7 @@ def related_pairs(
 
 
 def cluster_documents(method: NearDupMethod[Any], texts: Mapping[int, str]) -> list[Cluster]:
-    """Near-duplicate classes of ``texts`` (seed 000's graph + 2-hop rule) with relations.
+    """Near-duplicate classes of ``texts`` (the period method's graph + 2-hop rule) with relations.
 
     Singletons are returned too, so every document is in exactly one cluster.
     """

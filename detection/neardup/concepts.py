@@ -1,4 +1,4 @@
-"""Words → concepts for DWDCS (seed 004): synonyms merged into one concept.
+"""Words → concepts for DWDCS: synonyms merged into one concept.
 
 English: WordNet through NLTK's reader (offline: Debian's ``wordnet-base`` exposed to NLTK by
 ``scripts/wordnet.sh``; pass ``nltk_data`` or set ``NLTK_DATA``).  A word's concept is its

@@ -1,6 +1,6 @@
-"""DDW feature strings: ordered sentence codes compared by LCS (seed 002).
+"""DDW feature strings: ordered sentence codes compared by LCS.
 
-Seed 002 cuts the text into "sentences" at frequent delimiters ("。", "，", "？" and even "的"),
+DDW cuts the text into "sentences" at frequent delimiters ("。", "，", "？" and even "的"),
 takes the first and last ``k`` characters of every sentence as its *code* and concatenates the
 codes in text order into the document's *feature string*: content and order in one string.
 
@@ -19,7 +19,7 @@ An LCS keeps the order the seed insists on (a page made of the same sentences sh
 a reprint) and tolerates edited sentences, which drop one code each.  LCS is computed with a
 bit-parallel algorithm (Hyyrö 2004), O(|A|·|B| / word size).
 
-Hashing so pairs are not all compared (seed 002 "uses hashing"): every run of ``shingle``
+Hashing so pairs are not all compared (DDW "uses hashing"): every run of ``shingle``
 consecutive codes is hashed into a bucket; candidates share at least ``min_shared`` buckets.
 """
 
@@ -62,7 +62,7 @@ class DDWSig:
 
 
 def sentence_codes(text: str, delimiters: str, k: int, min_sentence: int = 2) -> list[str]:
-    """Seed 002's codes: first ``k`` + last ``k`` characters of every delimited sentence.
+    """DDW codes: first ``k`` + last ``k`` characters of every delimited sentence.
 
     Sentences shorter than ``min_sentence`` characters (stray punctuation) give no code; a
     sentence of at most ``2k`` characters is its own code.
@@ -89,7 +89,7 @@ class _BucketIndex:
 
 @dataclass(slots=True)
 class DDW(TemplateStripping):
-    """Seed 002 behind the ``NearDupMethod`` interface."""
+    """DDW feature strings behind the ``NearDupMethod`` interface."""
 
     config: DDWConfig = field(default_factory=DDWConfig)
     name: str = "ddw"

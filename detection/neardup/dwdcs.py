@@ -1,4 +1,4 @@
-"""DWDCS: key concepts of a small-world concept network (seed 004).
+"""DWDCS: key concepts of a small-world concept network.
 
 Per document: words → concepts (``concepts.py``, synonyms merged; very frequent function words
 dropped) → co-occurrence graph, main component (``smallworld.py``) → the l = 30 highest-degree
@@ -127,7 +127,7 @@ class _ConceptIndex:
 
 @dataclass(slots=True)
 class DWDCS(TemplateStripping):
-    """Seed 004 behind the ``NearDupMethod`` interface."""
+    """DWDCS behind the ``NearDupMethod`` interface."""
 
     config: DWDCSConfig = field(default_factory=DWDCSConfig)
     name: str = "dwdcs"

@@ -13,7 +13,7 @@ def noise_features(
 ) -> frozenset[int]:
     """Features in at least ``max(min_df, df_ratio * N)`` of N documents (low IDF: templates).
 
-    Seed 000 drops "noisy" period features whose IDF is below a threshold; IDF = log(N / df)
+    The period method drops "noisy" features whose IDF is below a threshold; IDF = log(N / df)
     is monotone in df, so the threshold is stated as a document frequency, which does not
     change meaning with N (same reasoning as ``templates.TemplateConfig``).
     """
@@ -26,7 +26,7 @@ def noise_features(
 
 
 class InvertedIndex:
-    """feature → documents, answering with shared-feature counts (seed 000, step 3 ①–③)."""
+    """feature → documents, answering with shared-feature counts (period method, step 3 ①–③)."""
 
     def __init__(self, min_shared: int = 1) -> None:
         self._postings: defaultdict[int, set[int]] = defaultdict(set)

@@ -1,4 +1,4 @@
-"""Period feature strings with common containment similarity (seed 000).
+"""Period feature strings with common containment similarity.
 
 Feature of a full stop: the ``length`` characters before it; when the previous stop is closer,
 the text between the two stops; nothing when they are adjacent.  Features occurring on too many
@@ -61,7 +61,7 @@ class PeriodSig:
 
 
 def period_features(text: str, length: int, stops: str = STOPS) -> list[str]:
-    """Seed 000's feature strings of folded ``text``, in order (line breaks removed first)."""
+    """The period feature strings of folded ``text``, in order (line breaks removed first)."""
     flat = text.replace("\n", "")
     result = []
     previous = 0
@@ -94,7 +94,7 @@ class _PeriodIndex:
 
 @dataclass(slots=True)
 class PeriodFeatures:
-    """Seed 000 behind the ``NearDupMethod`` interface."""
+    """Period feature strings behind the ``NearDupMethod`` interface."""
 
     config: PeriodConfig = field(default_factory=PeriodConfig)
     name: str = "periods"

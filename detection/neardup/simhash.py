@@ -1,6 +1,6 @@
-"""SimHash document signatures with a banded index (seed 001; Charikar 2002, Manku et al. 2007).
+"""SimHash document signatures with a banded index (Charikar 2002, Manku et al. 2007).
 
-Pipeline of seed 001: content extraction and template removal (``templates.py``) → words →
+Pipeline: content extraction and template removal (``templates.py``) → words →
 word 2-grams weighted by term frequency → 64-bit SimHash (each 2-gram's blake2b hash votes
 +tf / −tf on every bit; a bit is 1 when its vote is positive) → 4 × 16-bit banded index →
 a stored signature within Hamming distance ≤ 3 is a near-duplicate.  SimHash measures overall
@@ -54,7 +54,7 @@ def ngrams(tokens: list[str], n: int) -> Counter[str]:
 
 @dataclass(slots=True)
 class SimHash(TemplateStripping):
-    """Seed 001 behind the ``NearDupMethod`` interface; signatures are unsigned 64-bit ints."""
+    """SimHash behind the ``NearDupMethod`` interface; signatures are unsigned 64-bit ints."""
 
     config: SimHashConfig = field(default_factory=SimHashConfig)
     name: str = "simhash"

@@ -1,4 +1,4 @@
-"""The concept co-occurrence graph of DWDCS (seed 004) and its hub contributions.
+"""The concept co-occurrence graph of DWDCS and its hub contributions.
 
 Nodes are concepts occurring at least ``min_freq`` times; an edge joins two concepts that occur
 within ``window`` positions of each other (seed: distance ≤ 2) in the sequence of those
@@ -90,7 +90,7 @@ def average_path_length(adj: np.ndarray) -> float:
 
 
 def hub_contributions(adj: np.ndarray, candidates: Sequence[int]) -> dict[int, float]:
-    """CB_i for every node index in ``candidates`` (seed 004: the top-l by degree)."""
+    """CB_i for every node index in ``candidates`` (DWDCS: the top-l by degree)."""
     base = average_path_length(adj)
     result = {}
     for i in candidates:

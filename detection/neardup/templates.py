@@ -1,7 +1,7 @@
-"""Site boilerplate removal by recurring lines (the template step of seeds 001 and 002).
+"""Site boilerplate removal by recurring lines (the template step of SimHash and DDW).
 
-Seed 001 removes "copyright lines and 'share to' links" by template matching before hashing;
-seed 002 extracts paragraphs "by structure, punctuation and templates".  Neither gives the rule,
+SimHash removes "copyright lines and 'share to' links" by template matching before hashing;
+DDW extracts paragraphs "by structure, punctuation and templates".  Neither gives the rule,
 so here a *template line* is a line (digits masked, see ``text.line_key``) that occurs in at least
 ``max(min_df, df_ratio * N)`` of the N documents the filter was fitted on.  A story is reprinted
 on a handful of sites while a site prints its header, navigation and footer on every page, so
@@ -62,7 +62,7 @@ class _TemplateSettings(Protocol):
 
 
 class TemplateStripping:
-    """Mixin for the methods whose first step is this filter (seeds 001, 002, 004, baselines).
+    """Mixin for the methods whose first step is this filter (SimHash, DDW, DWDCS, baselines).
 
     The method class is a ``@dataclass(slots=True)`` whose ``config`` has ``strip_templates`` and
     ``templates``, and it declares ``_templates: TemplateFilter = field(init=False)`` itself: a

@@ -1,4 +1,4 @@
-"""The inverted index of seed 003 (feature -> sentence postings) in PostgreSQL.
+"""The Low-IDF-Sig inverted index (feature -> sentence postings) in PostgreSQL.
 
 Layout (migrations 0002-0011 of `documents/migrations/`):
 

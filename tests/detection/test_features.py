@@ -1,4 +1,4 @@
-"""Low-IDF-Sig features (seed 003): chains, antecedents, stable hashing, model version."""
+"""Low-IDF-Sig features: chains, antecedents, stable hashing, model version."""
 
 import dataclasses
 import subprocess

@@ -1,4 +1,4 @@
-"""Site template removal learned from a collection (seeds 000 and 001)."""
+"""Site template removal learned from a collection (period feature strings and SimHash)."""
 
 from __future__ import annotations
 
