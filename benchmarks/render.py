@@ -156,7 +156,7 @@ def targets_table(results: Results) -> str:
     ]
     for row in rows:
         row[3] = "met" if row[3] else "**missed**"
-    return _table(["at 10 M postings", "figure", "target", ""], rows)
+    return _table(["at 10 M postings", "figure", "target", "status"], rows)
 
 
 def peer_table(results: Results) -> str:
