@@ -69,8 +69,8 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
     ]
     # The harness's own long-lived objects (the real corpus and its analyses, the queries:
     # ~10^5-10^6 tracked objects a Celery worker does not hold) leave the collector's view:
-    # otherwise every full collection scans them and lands in a random timed lookup
-    # (measured: max 79 ms instead of 20 ms on a 100k archive). Garbage is still collected.
+    # otherwise every full collection scans them and lands in a random timed lookup, several
+    # times its usual time. Garbage is still collected.
     gc.collect()
     gc.freeze()
     curve, load = _grow(
@@ -173,7 +173,7 @@ def _ingest(recombiner, options, alias, collection_id, ids, say) -> dict[str, ob
     vacuumed: with `ingest_processes` workers sequentially, with all cores' workers and the
     writes overlapped (no core left for PostgreSQL), and HEADLINE_PASSES times with
     `ingest_processes` workers and the writes overlapped. The headline is the pass of median
-    ratio (one pass moves by up to ±30 % on this VM: checkpoints, autovacuum, neighbours);
+    ratio (one pass moves by up to ±30 % on a shared VM: checkpoints, autovacuum, neighbours);
     every pass's ratio is listed. The last pass is kept: the archive's first documents."""
     passes = [("sequential", options.ingest_processes, False)]
     if options.processes != options.ingest_processes:

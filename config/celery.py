@@ -18,7 +18,7 @@ def _warm_and_freeze(**_: object) -> None:
     """Load the segmenter's dictionary before the first document, then move every object
     alive at start-up (Django, the dictionaries, NLTK) out of the garbage collector's reach:
     each index lookup allocates thousands of short-lived tuples, and full collections that
-    scan the start-up objects landed as 40-80 ms pauses in random lookups (docs/benchmarks.md).
+    scan the start-up objects would land as pauses of tens of milliseconds in random lookups.
     """
     from detection.detector import warm_up
 

@@ -1,15 +1,15 @@
 """The candidate index of a finished run, kept by each worker process between assignments.
 
 Streaming a document into a run needs the run's fitted method and a candidate index over the
-signatures stored in it. Built anew for every document, that cost grew with the run: every
-signature unpickled and indexed, under the run's lock: 70 ms per document at 2,000 members
-and 606 ms at 20,000 (p50, `manage.py dedup_stream_bench`, docs/dedup.md). A process now
-keeps the last runs it streamed into (as many as hold `CACHED_MEMBERS` members in all) and
-reads only the signatures stored since (ids above the last it read): assignments into one
-run store theirs holding the run's lock, one at a time, so no lower id commits after a
-higher one. A run that was re-run (a new `finished` time or signature version) is read again
-from scratch. A member deleted with its document stays in the index until a lookup proposes
-it: the caller finds its membership gone and `drop`s it.
+signatures stored in it. Built anew for every document, that would cost time growing with
+the run (every signature decoded and indexed, under the run's lock; `manage.py
+dedup_stream_bench` measures it). So a process keeps the last runs it streamed into (as
+many as hold `CACHED_MEMBERS` members in all) and reads only the signatures stored since (ids
+above the last it read): assignments into one run store theirs holding the run's lock, one at
+a time, so no lower id commits after a higher one. A run that was re-run (a new `finished`
+time or signature version) is read again from scratch. A member deleted with its document
+stays in the index until a lookup proposes it: the caller finds its membership gone and
+`drop`s it.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ from documents.models import Document
 SINGLETONS_LISTED = 300
 
 # The pair view compares inside the request: even with detection's bound on repeated features
-# (max_sentence_df) a 1,000,000-character document takes up to ~13 s and ~350 MB (a block
-# repeated 50 times, the worst case) and the page carries both texts; an 8.4 MB one took 13.7 s
-# and 1.2 GB.  Longer documents are not compared while the user waits (docs/detection.md,
+# (max_sentence_df) a 1,000,000-character document takes seconds and hundreds of MB in the
+# worst case (a block repeated 50 times), and the page carries both texts; the cost grows
+# with the length.  Longer documents are not compared while the user waits (docs/detection.md,
 # "Bounded work on repetitive texts").
 PAIR_MAX_CHARS = 1_000_000
 

@@ -16,8 +16,8 @@ strip a story that several sites reprinted — exactly what the detector must st
 A processed page stores its hashed template keys (`Document.site_keys` for its lines as
 indexed, `site_removed_keys` for the template lines taken out: `page_keys`), and triggers count
 them per collection, site and key (`SiteKey`, migration 0022): a page learns its template from
-the few keys counted on enough pages, not by re-reading the site's pages (measured: ~3.5 ms a
-page on a site of 2,000 or of 8,000 pages, docs/extraction.md). The first pages of a site are
+the few keys counted on enough pages, not by re-reading the site's pages, so learning costs
+the same on a site of thousands of pages as on a small one. The first pages of a site are
 processed before there is anything to learn; once a later page teaches the template, the
 earlier pages whose indexed lines hold it are queued again (`stale_pages`).
 """

@@ -100,8 +100,8 @@ def collection_delete(request: HttpRequest, collection_id: int) -> HttpResponse:
     return redirect("collection_list")
 
 
-# An archive of a thousand documents shares passages in ~10,000 pairs (a review measured
-# 3 MB of page); the CSV keeps all of them.
+# An archive of a thousand documents can share passages in ~10,000 pairs, megabytes of page;
+# the CSV keeps all of them.
 PAIRS_PER_PAGE = 200
 
 
@@ -316,7 +316,8 @@ def document_delete(request: HttpRequest, document_id: int) -> HttpResponse:
 
 # Texts longer than this are shown shortened in the report (the stretches without copied
 # text cut to REPORT_CONTEXT characters around the passages; `?full=1` shows everything):
-# a whole 1.7M-character book made a 5 MB page that took a browser 5 s to lay out.
+# a whole book of a million characters or more makes a page of megabytes that a browser lays
+# out for seconds.
 LONG_TEXT = 100_000
 REPORT_CONTEXT = 600
 

@@ -119,8 +119,8 @@ def _queue(name: str) -> Queue:
 DOCUMENTS_QUEUE = os.environ.get("CELERY_QUEUE", "documents")
 # Re-checks of many documents at once ("check every document again", a template read, an
 # upgrade's re-analysis) wait here: a worker takes from it only when DOCUMENTS_QUEUE, where
-# uploads and single re-checks go, is empty (a review saw one upload wait 73 s behind the
-# re-check of a 1,111-document archive).
+# uploads and single re-checks go, is empty, so an upload never waits behind the re-check of
+# a whole archive.
 DOCUMENTS_BULK_QUEUE = f"{DOCUMENTS_QUEUE}-bulk"
 CELERY_TASK_DEFAULT_QUEUE = DOCUMENTS_QUEUE
 CELERY_TASK_ROUTES = {"documents.*": {"queue": DOCUMENTS_QUEUE}}

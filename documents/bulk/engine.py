@@ -1,7 +1,7 @@
 """Loading a large archive at once (`manage.py import_archive`, docs/operations.md).
 
 An upload is processed one document at a time: a Celery task reads, analyses, indexes and
-checks it, with a commit per progress step (about 60 ms and 45 statements per document) — right
+checks it, with a commit per progress step (dozens of statements per document) — right
 for a batch of essays, hours for 100,000 published articles. An import is the bulk path:
 
 - files come from folders (recursively) and ZIP batches (the upload's limits and skip rules);

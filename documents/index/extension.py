@@ -3,8 +3,8 @@
 of 16 bytes each instead of two `bigint[]`.
 
 PostgreSQL sends a `bigint[]` with `array_send`, which calls `int8send` through the function
-manager for every element; for a worst-case lookup (~5,000 postings, ~10,000 elements) that
-was ~1 ms of a ~7 ms lookup (docs/benchmarks.md). The extension is built and installed by
+manager for every element (~10,000 elements for a worst-case lookup of ~5,000 postings); the
+bytea is sent as it is. The extension is built and installed by
 `scripts/setup.sh` (server headers from `postgresql-server-dev-all`) and created in the
 database after every `migrate` (`ensure_extension`, connected to `post_migrate`) when the
 server offers it; it is `trusted`, so the database's owner may create it. A server without

@@ -1,14 +1,15 @@
 """The lookup statement of `PostgresSentenceIndex.postings`: one round trip per query document.
 
-What a 10,000-character query costs (~1,000 features, up to ~8,000 postings back; measured on
-a 22.7M-posting archive, docs/benchmarks.md) and how this module keeps it down:
+A 10,000-character query has about 1,000 features and gets up to several thousand postings
+back; this module keeps that one cheap statement:
 
 - Routing in the client (`documents.index.partition`): each hash partition gets its own feature
   list as a parameter and probes its covering btree with only those features. Routing inside
-  the statement (`satisfies_hash_partition` over every feature for every partition) cost
-  ~0.7 ms; one array over the partitioned parent probes every btree with every feature (8×).
-- Feature lists travel as binary `bigint[]` built by numpy (`Int8Array`): psycopg dumping a
-  Python list of 1,000 ints took ~1 ms per list.
+  the statement (`satisfies_hash_partition` over every feature for every partition) costs a
+  call per feature and partition; one array over the partitioned parent probes every btree
+  with every feature (8×).
+- Feature lists travel as binary `bigint[]` built by numpy (`Int8Array`), not as Python lists
+  that psycopg dumps element by element.
 - Document frequency: nothing is counted at ingest. Features known to be HEAVY (in more than
   `HEAVY_FLOOR` documents when a lookup last counted them: the table `DF_TABLE`, listed per
   process in `HeavyFeatures`) whose listed df exceeds the lookup's `guard` are checked in the
@@ -18,18 +19,17 @@ a 22.7M-posting archive, docs/benchmarks.md) and how this module keeps it down:
   bound of the true one (adds only raise the true df; removals lower both), so leaving a
   feature out is always right, and a stale process list only costs fetching more. One probe
   list for the whole statement (not one per partition) keeps PostgreSQL's estimate of the
-  generic plan low: with per-partition probes and a df table of 200k rows it planned every
-  lookup anew (~1 ms each).
+  generic plan low: with per-partition probes and a large df table it planned every lookup
+  anew.
 - The postings come back as ONE row: one bytea of (feature, packed sentence reference) pairs
   made by the copydetect extension's `posting_pack` aggregate (`documents.index.extension`), or,
   on a server without it, two `bigint[]` (migration 0011) decoded by numpy
-  (`Int8ArrayLoader`). ~5,000 rows of four columns cost ~3 ms to send and turn into Python
-  tuples; the two arrays a fraction of that, of which PostgreSQL's per-element `array_send`
-  was ~1 ms; the bytea is sent as it is.
+  (`Int8ArrayLoader`). Rows would cost a Python tuple per posting; arrays are sent element by
+  element by PostgreSQL's `array_send`; the bytea is sent as it is.
 - Unscoped lookups aggregate the partitions' rows straight out (no materialised CTE); the
   statement text is the same for every query, so it is prepared once per connection
-  (`execute_prepared`) and PostgreSQL plans it generically after five executions: parsing and
-  planning eight index scans on every query cost ~1.8 ms of a ~8 ms lookup.
+  (`execute_prepared`) and PostgreSQL plans it generically after five executions instead of
+  parsing and planning eight index scans on every query.
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ class HeavyFeatures:
 
     def merged(self, features: np.ndarray, dfs: np.ndarray) -> HeavyFeatures:
         """This list with `features` (distinct, recorded as `dfs`) added or updated: found by
-        binary search in the sorted list (`np.isin` over 500k listed features took 64 ms)."""
+        binary search in the sorted list (`np.isin` would scan all listed features)."""
         order = np.argsort(features, kind="stable")
         features, dfs = features[order], dfs[order]
         at, listed = self._positions(features)

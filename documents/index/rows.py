@@ -1,12 +1,11 @@
 """Model rows written with one COPY instead of INSERT: the bulk archive import's documents, and
 the benchmark's (`benchmarks.database.documents_load`), so its ingest figures measure this.
 
-`bulk_create` of 200 documents with their text and sentence spans took ~1.2 ms per document
-on this machine; one COPY ~0.1 ms. Rows without an id get the next ones of the table's own
-sequence first, as an insert would give them. Values are what a save would write
-(`pre_save`, `get_db_prep_save`); the common field kinds are prepared directly (`_preparer`:
-through the fields' own calls, ~10 µs per field and row, the benchmark's writer took twice the
-CPU of its former hand-written COPY).
+One COPY costs a fraction of `bulk_create`'s INSERT for documents with their text and
+sentence spans. Rows without an id get the next ones of the table's own sequence first, as an
+insert would give them. Values are what a save would write (`pre_save`, `get_db_prep_save`);
+the common field kinds are prepared directly (`_preparer`), since the fields' own calls per
+field and row cost more than the rest of the COPY.
 """
 
 from __future__ import annotations
@@ -70,7 +69,7 @@ def rows_copy(instances: Sequence[Model], *, using: str = DEFAULT_DB_ALIAS) -> N
 def _preparer(field, connection: BaseDatabaseWrapper, now: datetime) -> Callable[[Model], object]:  # type: ignore[no-untyped-def]
     """What a save would write for `field`, as a function of the instance. The field's own
     `pre_save` and `get_db_prep_save` are the rule; the common kinds are done directly (per
-    field and row they cost ~10 µs, more than the rest of the COPY)."""
+    field and row those calls cost more than the rest of the COPY)."""
     name = field.attname
     if isinstance(field, ArrayField) and isinstance(field.base_field, IntegerField):
         # COPY text: an ArrayField prepares every element by a call of its base field.

@@ -88,10 +88,10 @@ HEAVY_FLOOR = 50
 # share of the whole index, when larger) are not fetched at all.
 GUARD_DF_FLOOR = 10_000
 _HEAVY_CHECK_SECONDS = 1.0
-# A process re-reads the whole list when another one learnt something (the generation moved):
-# ~0.15 s for 500k recorded features. It waits at least this many times its last re-read
-# before looking again, so re-reading never takes more than ~5 % of its time (a stale list
-# costs fetching more, never a wrong result).
+# A process re-reads the whole list when another one learnt something (the generation moved),
+# which takes a while for hundreds of thousands of recorded features. It waits at least this
+# many times its last re-read before looking again, so re-reading never takes more than ~5 %
+# of its time (a stale list costs fetching more, never a wrong result).
 _HEAVY_READ_SPACING = 20.0
 
 _HEAVY: dict[tuple[str, str, str], HeavyFeatures] = {}  # per database server and name
@@ -231,9 +231,8 @@ class PostgresSentenceIndex:
 
         For bulk loads (`manage.py import_archive`, the page's import): nothing checks their
         documents, so no lookup has met their common features, and the first checks against
-        the new archive would fetch every posting of each until it learnt it (measured on
-        the benchmark's 100k archive, df table emptied: 12 of 100 worst-case queries fetched
-        up to 72,518 postings to keep 6,757; lookup p95 20.9 ms against 10.2 once learnt).
+        the new archive would fetch every posting of each until it learnt it (tens of
+        thousands of postings for a query that keeps a few thousand).
 
         `documents`: the documents a load added. When they are few (under
         HEAVY_TARGETED_SHARE of the indexed documents, in at most MAX_RUNS runs of
@@ -479,14 +478,13 @@ class PostgresSentenceIndex:
         generation moves by exactly this bump, no other process had announced anything since
         this process read its list, and the list already holds what it recorded (`holding`:
         `_learn` merged it): the list is taken as the new generation's instead of being
-        re-read (0.15-0.33 s for 500k recorded features). A process that committed but has
+        re-read. A process that committed but has
         not bumped yet bumps later, so its rows are still re-read then.
 
         `record_heavy_features` writes counts its list does not hold (`holding=False`): the
-        list is then read again at the next lookup. Taking it as current kept the old counts
-        of everything the recording raised: features it found too common were still fetched
-        (~1,000-1,900 postings each on the benchmark's archive), and each lookup that met one
-        counted and wrote it again (10-14 writes of 2-5 ms in the 200 lookups after a load)."""
+        list is then read again at the next lookup. Taken as current, it would keep the old
+        counts of everything the recording raised: features it found too common would still
+        be fetched, and each lookup meeting one would count and write it again."""
         with connections[self.using].cursor() as cursor:
             cursor.execute(f"SELECT nextval('{HEAVY_GENERATION}')")
             bumped = int(cursor.fetchone()[0])
@@ -521,7 +519,7 @@ class PostgresSentenceIndex:
                 _HEAVY[key] = replace(cached, checked=now)
                 return _HEAVY[key]
             # Binary arrays straight into numpy, sorted once by the primary key's order
-            # (array_agg(... ORDER BY) sorted each array apart: 0.44 s for 500k features).
+            # (array_agg(... ORDER BY) would sort each array apart).
             cursor.execute(
                 "SELECT array_agg(feature), array_agg(df::bigint) FROM"
                 f" (SELECT feature, df FROM {DF_TABLE} ORDER BY feature) d",
@@ -539,9 +537,9 @@ class PostgresSentenceIndex:
     def _saw_generation(self, generation: int, asked: float) -> None:
         """A lookup (sent at `asked`) saw the df table's generation: when it is the one this
         process's list was read at, the list is current and `heavy_features` need not look at
-        the generation itself for another `spacing` (its own round trip; ~1 ms after a
-        check's computing had the server idle, in ~5 % of the lookups with the look once a
-        second). A moved generation is left for `heavy_features` to find when it is due."""
+        the generation itself for another `spacing` (a round trip of its own, which costs most
+        after a check's computing has left the server idle). A moved generation is left for
+        `heavy_features` to find when it is due."""
         key = self._heavy_key()
         cached = _HEAVY.get(key)
         if cached is not None and cached.generation == generation and asked > cached.checked:
@@ -569,8 +567,8 @@ class PostgresSentenceIndex:
         """Indexed documents of this model version, all users (whose share is an unscoped
         lookup's max_df)."""
         with connections[self.using].cursor() as cursor:
-            # Kept equal to count(*) of the indexed documents by triggers (migration 0008):
-            # counting the rows took ~11 ms per check at 100k documents.
+            # Kept equal to count(*) of the indexed documents by triggers (migration 0008), so
+            # a check does not count the rows.
             cursor.execute(
                 f"SELECT coalesce(sum(n), 0) FROM {COUNT_TABLE} WHERE model_version = %s",
                 [self.model_version],
@@ -581,8 +579,7 @@ class PostgresSentenceIndex:
         self, wanted: Mapping[int, Collection[int]]
     ) -> Mapping[int, Mapping[int, tuple[int, int]]]:
         """The spans of every candidate source in one query: the documents' span arrays
-        (a query per source cost ~0.4 ms, 35 ms for the ~80 sources of a fully copied
-        10,000-character document)."""
+        (not a query per source: a fully copied 10,000-character document has ~80)."""
         if not wanted:
             return {}
         with connections[self.using].cursor() as cursor:
@@ -703,8 +700,8 @@ def _counted(features: np.ndarray, floor: int) -> tuple[np.ndarray, np.ndarray]:
 
     A lookup's postings come grouped by feature (each partition's btree yields its features in
     order, and a feature lives in one partition), so the runs are counted and only their ~1,000
-    first values sorted, not the ~5,000 postings (0.03 instead of 0.21 ms); any other order
-    falls back to sorting everything."""
+    first values sorted, not the ~5,000 postings; any other order falls back to sorting
+    everything."""
     if len(features) <= floor:
         return np.empty(0, np.int64), np.empty(0, np.int64)
     starts = np.flatnonzero(np.concatenate(([True], features[1:] != features[:-1])))

@@ -21,7 +21,7 @@ logger = logging.getLogger(__name__)
 
 
 # Documents deleted per transaction when a collection goes: each batch's postings go in one
-# statement of the delete trigger (2,000 documents took ~8 s at 100k indexed documents).
+# statement of the delete trigger, which must stay short enough not to hold locks for seconds.
 DELETE_BATCH = 500
 
 
