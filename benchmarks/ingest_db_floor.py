@@ -1,6 +1,6 @@
 """What the database alone costs to ingest the benchmark's real documents, per design variant.
 
-A measurement, not a test (docs/benchmarks.md, "Where ingest time goes"): the first 1,500 real
+A measurement, not a test (docs/decisions/0003 and 0004): the first 1,500 real
 documents are analysed once, then their batches of 100 are replayed into a scratch database
 with the real schema (`copydetect_dbfloor`, migrated, dropped at the end), timing the postings
 COPY and the document-frequency upkeep apart, for the schema as shipped and for variants of it.

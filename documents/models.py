@@ -89,8 +89,8 @@ class Document(models.Model):
     site_removed_keys = ArrayField(models.BigIntegerField(), null=True, blank=True, editable=False)
     # Sentence i of the analysis is text[sentence_starts[i]:sentence_ends[i]] (analyze() numbers
     # sentences 0..n-1). Two arrays on the row rather than a row per sentence: ingest writes
-    # ~45 sentences per document, and a row each (two btrees, a foreign-key check) was a
-    # quarter of the database time of ingest (docs/benchmarks.md).
+    # ~45 sentences per document, and a row each (two btrees, a foreign-key check) would be a
+    # large share of the database time of ingest (docs/decisions/0002).
     sentence_starts = ArrayField(
         models.PositiveIntegerField(), default=list, db_default=[], blank=True
     )

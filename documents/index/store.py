@@ -238,8 +238,8 @@ class PostgresSentenceIndex:
         HEAVY_TARGETED_SHARE of the indexed documents, in at most MAX_RUNS runs of
         consecutive ids) only their features are counted, found through the ref ranges of
         their runs (the BRIN index). Otherwise, or without `documents`, each partition's
-        covering btree is scanned in feature order (a streaming group count, no hash table;
-        seconds per 10M postings, docs/benchmarks.md) for the features with more than
+        covering btree is scanned in feature order (a streaming group count, no hash table)
+        for the features with more than
         HEAVY_FLOOR postings.
         The candidates' documents are then counted exactly and upserted keeping the larger
         count, in feature order, one transaction per partition, over the postings of every

@@ -1,4 +1,4 @@
-"""Lookups without heap visits and without a join for the model version (docs/benchmarks.md).
+"""Lookups without heap visits and without a join for the model version (docs/decisions/0002).
 
 - Every posting row carries the id of its feature model (`documents_index_model`, a few rows):
   an unscoped lookup filters on it in the index instead of probing `documents_document` for

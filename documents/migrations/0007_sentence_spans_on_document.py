@@ -1,4 +1,4 @@
-"""Cheaper ingest (docs/benchmarks.md, "Where ingest time goes"):
+"""Cheaper ingest (docs/decisions/0002 and 0004):
 
 - A document's sentence spans become two integer arrays on its row instead of one
   `documents_sentence` row per sentence (~45 per document, each with two btree entries and a

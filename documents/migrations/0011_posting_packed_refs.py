@@ -1,4 +1,4 @@
-"""Postings with one packed sentence reference instead of three columns (docs/benchmarks.md).
+"""Postings with one packed sentence reference instead of three columns (docs/decisions/0002).
 
 `documents_posting(feature, model, ref)`, `ref = document_id << 32 | sentence << 12 | size`
 (`detection.pack_refs`; the order of refs is the order of (document, sentence)):

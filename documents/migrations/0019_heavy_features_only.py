@@ -3,7 +3,7 @@ features only (df above 50, the `HEAVY_FLOOR` of `documents.index.store`), recor
 lookups that meet them; a sequence tells the processes when to re-read their list.
 
 The exact upsert per distinct feature of every added batch cost the database more than the
-COPY of the postings themselves (docs/benchmarks.md), for a table whose rows mostly said "1".
+COPY of the postings themselves (docs/decisions/0003), for a table whose rows mostly said "1".
 The counter of added documents (migration 0005) bounded a cache of that exact table and goes
 with it, as does the partial index of its heavy rows (every row is heavy now).
 """
