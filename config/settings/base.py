@@ -192,5 +192,9 @@ LOGGING = {
     # trafilatura logs ERROR for every page it cannot parse ("empty HTML tree", "parsed tree
     # length: 1"); documents.extraction.webpage then reads the page with its own fallback and
     # tells the user when nothing is left, so these are not errors of the product.
-    "loggers": {"trafilatura": {"level": "CRITICAL"}},
+    "loggers": {
+        "trafilatura": {"level": "CRITICAL"},
+        # django-axes announces itself at INFO in every process; lockouts are WARNINGs.
+        "axes": {"level": "WARNING"},
+    },
 }
