@@ -126,19 +126,19 @@ restart_child() {  # restart_child INDEX WAIT_STATUS
     say "$i" "${CHILD_NAMES[$i]} restarted (pid ${CHILD_PIDS[$i]})"
 }
 
+# Polls once a second rather than `wait -n`: a child that ended before `wait -n` was called
+# is no job of the shell any more and would never be noticed. Bash reaps its children as they
+# end, so a dead child fails `kill -0`; `wait PID` then gives its exit status.
 supervise_children() {
-    local ended status i
+    local i status
     while true; do
-        ended=""
-        status=0
-        wait -n -p ended "${CHILD_PIDS[@]}" || status=$?
-        if [ -z "$ended" ]; then
-            # 127: none of them is a child of this shell any more (not expected).
-            [ "$status" -ne 127 ] || return 0
-            continue
-        fi
+        # In the background so Ctrl-C stops at once.
+        sleep 1 &
+        wait "$!"
         for i in "${!CHILD_PIDS[@]}"; do
-            [ "${CHILD_PIDS[$i]}" = "$ended" ] || continue
+            kill -0 "${CHILD_PIDS[$i]}" 2>/dev/null && continue
+            status=0
+            wait "${CHILD_PIDS[$i]}" 2>/dev/null || status=$?
             restart_child "$i" "$status" || return 0
         done
     done
@@ -151,7 +151,8 @@ supervise_children() {
 start_worker() {
     mkdir -p "$LOGDIR"
     CHILD_BEFORE=restore_unacked
-    start_child "Celery worker (log: $LOGDIR/celery.log)" "$LOGDIR/celery.log" \
+    log "Celery worker log: $LOGDIR/celery.log"
+    start_child "Celery worker" "$LOGDIR/celery.log" \
         "$VENV/bin/celery" -A config.celery worker --loglevel=INFO \
         --concurrency="${CELERY_CONCURRENCY:-2}" --hostname="copydetect@%h"
     CHILD_BEFORE=""
