@@ -6,7 +6,7 @@
 #   start_child NAME LOGFILE|- CMD...   start CMD in its own session, remember how to restart it
 #                                       (CHILD_BEFORE, when set, is run before every start)
 #   supervise_children                  wait; restart a child that ends (back-off); returns
-#                                       only when one keeps dying
+#                                       (status 1) only when one keeps dying
 #   cleanup                             (the EXIT trap) stop every child, then the
 #                                       PostgreSQL/Redis servers this invocation started
 
@@ -139,7 +139,7 @@ supervise_children() {
             kill -0 "${CHILD_PIDS[$i]}" 2>/dev/null && continue
             status=0
             wait "${CHILD_PIDS[$i]}" 2>/dev/null || status=$?
-            restart_child "$i" "$status" || return 0
+            restart_child "$i" "$status" || return 1
         done
     done
 }

@@ -65,7 +65,7 @@ main() {
   press Ctrl-C to stop everything this command started
 
 MSG
-    # A child that dies is started again; this returns only when one keeps dying.
+    # A child that dies is started again; this fails only when one keeps dying.
     supervise_children
 }
 

@@ -228,7 +228,7 @@ main() {
     start_worker
     start_gunicorn
     print_banner
-    # A child that dies is started again; this returns only when one keeps dying.
+    # A child that dies is started again; this fails only when one keeps dying.
     supervise_children
 }
 

@@ -106,6 +106,7 @@ def test_a_child_that_keeps_dying_is_given_up_and_everything_stops(tmp_path):
     finally:
         if harness.poll() is None:
             harness.kill()
+    assert harness.returncode == 1, output  # make reports the failure
     assert len(_pids(pids)) == 3
     assert "flaky (pid" in output and "exited with status 3" in output
     assert "restarting it in 1s" in output and "restarting it in 2s" in output
