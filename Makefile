@@ -4,7 +4,8 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help run serve test setup services-start services-stop services-status lint reset-data
+.PHONY: help run serve test setup services-start services-stop services-status lint reset-data \
+	load-test
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -29,6 +30,9 @@ services-stop:  ## stop this tree's PostgreSQL and Redis
 
 services-status:  ## show whether this tree's PostgreSQL and Redis run
 	@bash scripts/services.sh status
+
+load-test:  ## 50 uploads + 100 report reads against a running make run on WEB_PORT (8000)
+	@.venv/bin/python scripts/load_test.py --url http://127.0.0.1:$${WEB_PORT:-8000}
 
 lint:  ## ruff (lint, format check), mypy and the import-linter contracts only
 	@.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy && .venv/bin/lint-imports

@@ -1,2 +1,3 @@
 """Shared infrastructure of the Django apps: the task queue, transient-error retries, the
-broker's contents and the application's error base class. Imports no app."""
+broker's contents, the application's error base class, the instance's environment file,
+upload limits and the client address for login throttling. Imports no app."""

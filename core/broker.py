@@ -9,6 +9,13 @@ Messages are read as kombu's Redis transport stores them (Celery's message proto
 per queue (and per priority step, keys `<queue>\\x06\\x16<priority>`), plus the `unacked` hash of
 messages delivered to a worker but not acknowledged (`acks_late`), whose values are
 `[message, exchange, routing_key]`. A message's body is base64 JSON `[args, kwargs, embed]`.
+
+A worker that is killed leaves its taken messages in the `unacked` hash, and kombu puts them
+back only after the broker's visibility timeout. The supervisor of `make run` / `make serve`
+(scripts/children.sh) runs `python -m core.broker restore-unacked` before it starts the
+instance's only worker again, so in-flight documents are delivered again within seconds. Only
+while no worker of this broker runs: a live worker's messages would be delivered twice (the
+tasks are idempotent, so that only wastes work).
 """
 
 from __future__ import annotations
@@ -16,8 +23,11 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import os
+import sys
 from collections.abc import Iterable
 
+import django
 from celery import current_app
 from django.conf import settings
 
@@ -58,3 +68,31 @@ def _document_ids(messages: Iterable[dict]) -> set[int]:
         args, kwargs, _embed = json.loads(base64.b64decode(message["body"]))
         ids.add(int(args[0] if args else kwargs["document_id"]))
     return ids
+
+
+def restore_unacked() -> int:
+    """Every unacknowledged message back on its queue; returns how many."""
+    restored = 0
+    with current_app.connection_for_write() as connection:
+        channel = connection.default_channel
+        qos = channel.qos
+        with channel.conn_or_acquire() as client:
+            for tag in client.hkeys(channel.unacked_key):
+                qos.restore_by_tag(tag, client)
+                restored += 1
+    return restored
+
+
+def main(argv: list[str]) -> int:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
+    django.setup()  # importing the settings package creates the Celery app (config/__init__.py)
+    if argv != ["restore-unacked"]:
+        print("usage: python -m core.broker restore-unacked", file=sys.stderr)
+        return 2
+    count = restore_unacked()
+    print(f"{count} unacknowledged message(s) put back on their queues")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -32,7 +32,10 @@ default_shared_buffers() {
 PG_SHARED_BUFFERS="${PG_SHARED_BUFFERS:-$(default_shared_buffers)}"
 DB_NAME=copydetect
 DB_USER=copydetect
-DB_PASSWORD=copydetect
+# Per-install random passwords of the database role and of Redis (instance_secret), and the
+# instance's environment file that the settings read (core/instance.py); all mode 0600.
+SECRETS_DIR="$VAR/secrets"
+INSTANCE_ENV="$VAR/instance.env"
 
 # A unix socket path is limited to ~107 bytes; deep clones fall back to a /tmp directory
 # named after the repository path so two clones never share one.
@@ -71,10 +74,28 @@ port_in_use() {
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
+# instance_secret NAME: the password in var/secrets/NAME, made once (48 hex digits: safe in a
+# URL and a config file unquoted). The directory is 0700 and the file 0600: only this tree's
+# OS user reads them.
+instance_secret() {
+    local file="$SECRETS_DIR/$1"
+    if [ ! -s "$file" ]; then
+        (
+            umask 077
+            mkdir -p "$SECRETS_DIR"
+            od -An -N24 -tx1 /dev/urandom | tr -d ' \n' >"$file.tmp"
+            mv "$file.tmp" "$file"
+        )
+    fi
+    chmod 700 "$SECRETS_DIR"
+    chmod 600 "$file"
+    cat "$file"
+}
+
 # The environment Django, Celery and pytest read (the settings contract).
 export_app_env() {
-    export DATABASE_URL="postgres://$DB_USER:$DB_PASSWORD@127.0.0.1:$PGPORT/$DB_NAME"
-    export CELERY_BROKER_URL="redis://127.0.0.1:$REDIS_PORT/0"
+    export DATABASE_URL="postgres://$DB_USER:$(instance_secret postgres)@127.0.0.1:$PGPORT/$DB_NAME"
+    export CELERY_BROKER_URL="redis://:$(instance_secret redis)@127.0.0.1:$REDIS_PORT/0"
     export NLTK_DATA="$VAR/nltk_data"
     export WORDNET="$VAR/nltk_data/corpora/wordnet"
     export CHROMIUM_BIN="${CHROMIUM_BIN:-/usr/bin/chromium}"
@@ -82,6 +103,29 @@ export_app_env() {
     # Selenium Manager must never try to download a browser or driver.
     export SE_OFFLINE=true
     export PYTHONUNBUFFERED=1
+}
+
+# var/instance.env: what a `manage.py` command run by hand needs to reach this instance (the
+# settings read it for the variables not set; core/instance.py). Written when the services
+# start, mode 0600.
+write_instance_env() {
+    export_app_env
+    (
+        umask 077
+        cat >"$INSTANCE_ENV.tmp" <<ENV
+# Written by scripts/services.sh when the services start: this tree's PostgreSQL and Redis.
+DATABASE_URL=$DATABASE_URL
+CELERY_BROKER_URL=$CELERY_BROKER_URL
+NLTK_DATA=$NLTK_DATA
+WORDNET=$WORDNET
+ENV
+        mv "$INSTANCE_ENV.tmp" "$INSTANCE_ENV"
+    )
+}
+
+# A URL with its password replaced by *** (for messages).
+redact_url() {
+    sed 's#://\([^:/@]*\):[^@]*@#://\1:***@#' <<<"$1"
 }
 
 # --------------------------------------------------------------- port resolution

@@ -3,7 +3,8 @@
 # config.settings.prod, collected static files served by WhiteNoise, a Celery worker and
 # gunicorn on $BIND - until Ctrl-C or SIGTERM, which stops the worker, gunicorn and the
 # PostgreSQL/Redis servers this command started (services already running are left up).
-# No demo user: the operator creates accounts with `manage.py createsuperuser`.
+# No demo user: one left by `make run` is disabled; the operator creates accounts with
+# `manage.py createsuperuser`. A child that dies is started again (scripts/children.sh).
 #
 # Sourced (tests), it only defines the functions.
 
@@ -120,18 +121,17 @@ export_prod_env() {
 }
 
 # gunicorn_command: the web server's argv, NUL-separated (the end-to-end test runs this very
-# command). --graceful-timeout 8: in-flight requests finish before stop_children's 10 s
-# deadline. --no-control-socket: its default path ($HOME/.gunicorn/gunicorn.ctl) is shared by
+# command); config/gunicorn.py holds what `make run` shares (gthread, graceful stop, request
+# limits). --no-control-socket: its default path ($HOME/.gunicorn/gunicorn.ctl) is shared by
 # every gunicorn of the user, so two instances would take it from each other.
 gunicorn_command() {
     printf '%s\0' "$VENV/bin/gunicorn" config.wsgi:application \
+        --config "$ROOT/config/gunicorn.py" \
         --chdir "$ROOT" \
         --bind "$BIND" \
         --workers "$WEB_WORKERS" \
-        --worker-class gthread --threads "$WEB_THREADS" \
+        --threads "$WEB_THREADS" \
         --timeout "$WEB_TIMEOUT" \
-        --graceful-timeout 8 \
-        --keep-alive 5 \
         --access-logfile "$ACCESS_LOG" \
         --error-logfile - \
         --no-control-socket
@@ -144,13 +144,48 @@ start_gunicorn() {
     start_child "gunicorn on $BIND (access log: $ACCESS_LOG)" - "${command[@]}"
 }
 
+# disable_demo_user: the `demo` superuser that `make run` keeps (known password) must not
+# exist in production. It is disabled, not deleted (deleting would delete its collections):
+# no usable password, inactive, no staff rights, its API token and sessions gone. Loud.
+disable_demo_user() {
+    local out
+    out="$(DEMO_USER="$DEMO_USER" manage shell -c '
+import os
+from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
+User = get_user_model()
+user = User.objects.filter(**{User.USERNAME_FIELD: os.environ["DEMO_USER"]}).first()
+if user is not None and (user.is_active or user.has_usable_password()):
+    user.set_unusable_password()
+    user.is_active = user.is_staff = user.is_superuser = False
+    user.save()
+    try:
+        from rest_framework.authtoken.models import Token
+        Token.objects.filter(user=user).delete()
+    except ImportError:
+        pass
+    for session in Session.objects.all().iterator():
+        if session.get_decoded().get("_auth_user_id") == str(user.pk):
+            session.delete()
+    print("disabled")
+')"
+    if [ "${out##*$'\n'}" = disabled ]; then
+        printf '\n\033[1;31m  WARNING: the demo user "%s" (made by make run, public password) was\n' \
+            "$DEMO_USER" >&2
+        printf '  DISABLED: no password, inactive, no rights, its token and sessions removed.\n' >&2
+        printf '  Its collections are kept. make run enables it again.\033[0m\n\n' >&2
+        note "demo user:" "$DEMO_USER DISABLED just now (it came from make run)"
+    fi
+}
+
 print_banner() {
     local url="http://$BIND"
     case "$BIND" in unix:*) url="(unix socket ${BIND#unix:}, behind your proxy)" ;; esac
     note "log in:" "$url/accounts/login/   (admin: $url/admin/)"
     note "access log:" "$ACCESS_LOG"
     note "worker log:" "$LOGDIR/celery.log"
-    note "database:" "$DATABASE_URL  (back it up: docs/operations.md#backups)"
+    note "database:" "$(redact_url "$DATABASE_URL")  (password: var/secrets/postgres;"
+    note "" "back it up: docs/operations.md#backups)"
     {
         printf '\n  copydetect is running in production mode:  %s/\n\n' "$url"
         printf '  %s\n' "${SERVE_NOTES[@]}"
@@ -158,8 +193,7 @@ print_banner() {
 
   There is no demo user. Create the first account once (another terminal; it asks for a
   password, and makes a superuser who can add the others at $url/admin/):
-      DATABASE_URL=$DATABASE_URL \\
-          $VENV/bin/python $ROOT/manage.py createsuperuser
+      cd $ROOT && $VENV/bin/python manage.py createsuperuser
 
   Press Ctrl-C (or send SIGTERM) to stop everything this command started.
 
@@ -178,25 +212,24 @@ main() {
     setup_system
     setup_venv
     setup_wordnet
+    # Everything from here on (uploads, logs, the instance's files) is private to this user.
+    umask 077
     setup_services
     export_app_env
     export_prod_env
     setup_migrate
+    disable_demo_user
     log "collecting static files into ${STATIC_ROOT:-$VAR/staticfiles}"
     manage collectstatic --noinput >/dev/null
     # Before the worker starts: documents analysed by an earlier feature model (after an
     # upgrade), and unfinished documents whose message the broker lost, are queued again.
     manage reanalyze --unfinished
 
-    mkdir -p "$LOGDIR"
-    start_child "Celery worker (log: $LOGDIR/celery.log)" "$LOGDIR/celery.log" \
-        "$VENV/bin/celery" -A config.celery worker --loglevel=INFO \
-        --concurrency="${CELERY_CONCURRENCY:-2}" --hostname="copydetect@%h"
+    start_worker
     start_gunicorn
     print_banner
-    # Return as soon as either child ends; the EXIT trap stops the other one.
-    wait -n "${CHILD_PIDS[@]}" || true
-    log "a child process ended; shutting down"
+    # A child that dies is started again; this fails only when one keeps dying.
+    supervise_children
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 SERVE_SH = REPO / "scripts" / "serve.sh"
 PROD_ENV = {
     "DJANGO_SETTINGS_MODULE": "config.settings.prod",
-    "SECRET_KEY": "test-only-secret-key-for-production-settings",
+    "SECRET_KEY": "test-only-secret-key-for-production-settings-0123456789",
     "ALLOWED_HOSTS": "127.0.0.1,localhost",
 }
 # Variables of the caller's shell that would change what prod.py or serve.sh decide.

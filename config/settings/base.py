@@ -6,12 +6,20 @@ from pathlib import Path
 import dj_database_url
 from kombu import Exchange, Queue
 
+from core import instance
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+# The running instance's URLs (ports, passwords) from var/instance.env, written by the
+# scripts; variables already set win (core/instance.py).
+instance.load(BASE_DIR / "var")
 
 DEFAULT_DATABASE_URL = "postgres://copydetect:copydetect@127.0.0.1:54329/copydetect"
 DEFAULT_BROKER_URL = "redis://127.0.0.1:63790/0"
 
-SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-change-me")
+# Development and tests only: config.settings.prod refuses this key.
+DEV_SECRET_KEY = "dev-only-insecure-key-change-me"
+SECRET_KEY = os.environ.get("SECRET_KEY", DEV_SECRET_KEY)
 DEBUG = False
 ALLOWED_HOSTS: list[str] = []
 
@@ -25,6 +33,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "axes",
     "documents",
     "dedup",
 ]
@@ -36,9 +45,29 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "core.uploads.RequestLimitMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "core.errors.AppErrorMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its 429 answer.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Login throttling (django-axes): after AXES_FAILURE_LIMIT failed logins for one username
+# from one address, that pair is refused (429) for AXES_COOLOFF_TIME hours; a success
+# resets the count. Other users and addresses are unaffected, so a guesser cannot lock a
+# user out from everywhere. Counted in the database (axes' tables).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", 10))
+AXES_COOLOFF_TIME = float(os.environ.get("AXES_COOLOFF_MINUTES", 15)) / 60  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# Behind a reverse proxy on this machine every client comes from 127.0.0.1: BEHIND_PROXY=1
+# counts by the address the proxy saw instead (core/auth.py).
+BEHIND_PROXY = os.environ.get("BEHIND_PROXY", "0") == "1"
+AXES_CLIENT_IP_CALLABLE = "core.auth.client_ip"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -86,8 +115,22 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "collection_list"
 LOGOUT_REDIRECT_URL = "login"
 
-# Uploads larger than this are refused with a 400 (API) or a form error (UI).
+# Uploads larger than this are refused with a 400 (API) or a form error (UI), while the
+# body is read (core/uploads.py): a file is never held whole before the check.
 MAX_UPLOAD_BYTES = int(os.environ.get("MAX_UPLOAD_BYTES", 20 * 1024 * 1024))
+# A request body larger than this (several files, or one too large) is refused with a 413
+# from its Content-Length, before it is read.
+MAX_REQUEST_BYTES = int(os.environ.get("MAX_REQUEST_BYTES", MAX_UPLOAD_BYTES + 5 * 1024 * 1024))
+FILE_UPLOAD_HANDLERS = [
+    "core.uploads.LimitedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
+# Form fields other than files (Django's default, stated): a larger body of fields is a 400.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2621440
+# Originals are students' and authors' work: readable by the app's own OS user only.
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -125,7 +168,16 @@ DOCUMENTS_BULK_QUEUE = f"{DOCUMENTS_QUEUE}-bulk"
 CELERY_TASK_DEFAULT_QUEUE = DOCUMENTS_QUEUE
 CELERY_TASK_ROUTES = {"documents.*": {"queue": DOCUMENTS_QUEUE}}
 CELERY_TASK_QUEUES = (_queue(DOCUMENTS_QUEUE), _queue(DOCUMENTS_BULK_QUEUE))
-CELERY_BROKER_TRANSPORT_OPTIONS = {"queue_order_strategy": "priority"}  # in that order
+# Queues in that order. visibility_timeout: a message taken by a worker that died unacknowledged
+# is delivered again after this many seconds (kombu's default is an hour). Longer than any
+# task runs (a document, a 200 MB import) and than the retries' countdowns, else a running
+# task is delivered a second time; the tasks are idempotent, so that would only waste work.
+# The supervisor of make run / make serve restores a dead worker's messages at once anyway
+# (core/broker.py).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "queue_order_strategy": "priority",
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 900)),
+}
 # A task is acknowledged only after it ran, and a worker takes one at a time, so a crash
 # mid-document hands the document to another worker instead of losing it.
 CELERY_TASK_ACKS_LATE = True
@@ -142,5 +194,9 @@ LOGGING = {
     # trafilatura logs ERROR for every page it cannot parse ("empty HTML tree", "parsed tree
     # length: 1"); extraction.webpage then reads the page with its own fallback and
     # tells the user when nothing is left, so these are not errors of the product.
-    "loggers": {"trafilatura": {"level": "CRITICAL"}},
+    "loggers": {
+        "trafilatura": {"level": "CRITICAL"},
+        # django-axes announces itself at INFO in every process; lockouts are WARNINGs.
+        "axes": {"level": "WARNING"},
+    },
 }

@@ -5,7 +5,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import MIDDLEWARE
+from config.settings.base import DEV_SECRET_KEY, MIDDLEWARE
 
 
 def _required(name: str) -> str:
@@ -15,7 +15,24 @@ def _required(name: str) -> str:
     return value
 
 
-SECRET_KEY = _required("SECRET_KEY")
+def _secret_key() -> str:
+    """SECRET_KEY from the environment, refused when it is a known or a weak one: whoever
+    knows the key can forge sessions (log in as anyone) and password-reset links."""
+    key = _required("SECRET_KEY")
+    if key == DEV_SECRET_KEY or key.startswith("django-insecure-"):
+        raise ImproperlyConfigured(
+            "SECRET_KEY is the development key, which is public: set a random one "
+            "(make serve makes one in var/secret_key when SECRET_KEY is unset)."
+        )
+    if len(key) < 50 or len(set(key)) < 5:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is too short or too simple (at least 50 characters, 5 different): "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(50))' makes one."
+        )
+    return key
+
+
+SECRET_KEY = _secret_key()
 ALLOWED_HOSTS = [host.strip() for host in _required("ALLOWED_HOSTS").split(",") if host.strip()]
 DEBUG = False
 SESSION_COOKIE_SECURE = os.environ.get("SECURE_COOKIES", "1") == "1"

@@ -36,3 +36,6 @@ if os.environ.get("TEST_DATABASE_NAME"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["TEST_DATABASE_NAME"]}
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "test-media"))
 MAX_UPLOAD_BYTES = 1024 * 1024
+# Login throttling off: tests log in through the test client's login(), which calls
+# authenticate() without a request, and axes refuses that; tests/ops switches it on.
+AXES_ENABLED = False
