@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from documents import selectors, services
 from documents.bulk import jobs as imports
+from documents.exclusions import Rules, rules_from_query
 from documents.forms import ArchivesForm, CollectionForm, DeleteCollectionForm, UploadForm
 from documents.highlight import PALETTE_SIZE, highlight_html
 from documents.models import Collection
@@ -330,7 +331,12 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
         state = "a template" if document.template else document.get_status_display().lower()
         messages.info(request, f"{document.filename} has no report: it is {state}.")
         return redirect("document_detail", document_id=document.id)
-    report = selectors.report_get(document=document)
+    try:
+        rules = rules_from_query(document.collection, request.GET)
+    except ValueError as error:
+        messages.error(request, f"{error} The collection's settings are shown.")
+        rules = Rules.of(document.collection)
+    report = selectors.report_get(document=document, rules=rules)
     chosen = _chosen_source(report, request.GET.get("source"))
     source = (
         None
@@ -346,6 +352,9 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
         "chosen": chosen,
         "shortened": shortened,
         "long_text": longest > LONG_TEXT,
+        "toggles": _toggles(request, rules),
+        "source_rows": _source_rows(request, report.sources, rules),
+        "copied_by_rows": _source_rows(request, report.copied_by, rules),
     }
     if chosen is not None:
         passages = chosen.passages
@@ -355,21 +364,65 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
                 "colour": number % PALETTE_SIZE,
                 "excerpt": _excerpt(document.text, passage.start, passage.end),
                 "passage": passage,
+                "reason": EXCLUSION_LABELS.get(passage.excluded or ""),
             }
             for number, passage in enumerate(passages)
         ]
+        greyed = {number for number, p in enumerate(passages) if p.excluded}
         context["left_html"] = highlight_html(
-            document.text, [(p.start, p.end) for p in passages], side="q", context=around
+            document.text,
+            [(p.start, p.end) for p in passages],
+            side="q",
+            context=around,
+            excluded=greyed,
         )
         context["right_html"] = highlight_html(
             source.text if source else "",
             [(p.source_start, p.source_end) for p in passages],
             side="s",
             context=around,
+            excluded=greyed,
         )
     else:
         context["left_html"] = highlight_html(document.text, [], side="q", context=around)
     return render(request, "documents/report.html", context)
+
+
+# How the report page names why a passage does not count.
+EXCLUSION_LABELS = {
+    "quote": "quoted",
+    "bibliography": "reference list",
+    "small": "small match",
+    "source": "source excluded",
+}
+
+
+def _toggles(request: HttpRequest, rules: Rules) -> dict[str, object]:
+    """The report's exclusion toggles as its form shows them, and the query string that
+    keeps them on the page's links (a chosen source, the whole text)."""
+    kept = request.GET.copy()
+    for name in ("source", "full"):
+        kept.pop(name, None)
+    return {
+        "rules": rules,
+        "query": kept.urlencode(),
+        "sources": ",".join(str(source) for source in rules.excluded_sources),
+    }
+
+
+def _source_rows(
+    request: HttpRequest, sources: tuple[selectors.SourceView, ...], rules: Rules
+) -> list[dict[str, object]]:
+    """The report's sources with the query that excludes each from the report (or takes it
+    back), the other toggles kept."""
+    rows = []
+    for source in sources:
+        query = request.GET.copy()
+        query.pop("source", None)
+        left_out = set(rules.sources) ^ {source.document}
+        query["exclude_source"] = ",".join(str(number) for number in sorted(left_out))
+        rows.append({"source": source, "toggle": query.urlencode()})
+    return rows
 
 
 def _excerpt(text: str, start: int, end: int, length: int = 40) -> str:
@@ -378,7 +431,7 @@ def _excerpt(text: str, start: int, end: int, length: int = 40) -> str:
 
 
 def _chosen_source(report: selectors.Report, wanted: str | None) -> selectors.SourceView | None:
-    for source in report.sources:
+    for source in (*report.sources, *report.copied_by):
         if wanted and str(source.document) == wanted:
             return source
     return report.sources[0] if report.sources else None
