@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime
 import math
 
 from django.contrib import messages
@@ -16,7 +17,14 @@ from django.views.decorators.http import require_POST
 from documents import selectors, services
 from documents.bulk import jobs as imports
 from documents.exclusions import Rules, rules_from_query
-from documents.forms import ArchivesForm, CollectionForm, DeleteCollectionForm, UploadForm
+from documents.forms import (
+    ArchivesForm,
+    CollectionForm,
+    DeleteCollectionForm,
+    ExclusionsForm,
+    SubmittedForm,
+    UploadForm,
+)
 from documents.highlight import PALETTE_SIZE, highlight_html
 from documents.models import Collection
 
@@ -57,6 +65,13 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         "upload_form": UploadForm(),
         "imports": selectors.import_list(collection=collection)[: selectors.IMPORTS_LISTED],
         "settings_form": CollectionForm(initial={"name": collection.name, "kind": collection.kind}),
+        "exclusions_form": ExclusionsForm(
+            initial={
+                "exclude_quotes": collection.exclude_quotes,
+                "exclude_bibliography": collection.exclude_bibliography,
+                "min_match_words": collection.min_match_words,
+            }
+        ),
         "delete_form": DeleteCollectionForm(),
         "archives_form": ArchivesForm(
             choices=choices, initial={"archives": collection.archives.all()}
@@ -85,6 +100,20 @@ def collection_settings(request: HttpRequest, collection_id: int) -> HttpRespons
         collection=collection, name=form.cleaned_data["name"], kind=form.cleaned_data["kind"]
     )
     messages.success(request, "Saved.")
+    return redirect("collection_detail", collection_id=collection.id)
+
+
+@login_required
+@require_POST
+def collection_exclusions(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """Change what the collection's reports leave out; the similarities follow at once."""
+    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    form = ExclusionsForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "The shortest match counted is a number of words from 0 to 1000.")
+        return redirect("collection_detail", collection_id=collection.id)
+    services.collection_exclusions_set(collection=collection, **form.cleaned_data)
+    messages.success(request, "Saved: the similarities are recomputed with these exclusions.")
     return redirect("collection_detail", collection_id=collection.id)
 
 
@@ -188,9 +217,10 @@ def collection_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
         return _import(request, collection, form.cleaned_data["files"])
     uploaded = 0
     template = form.cleaned_data["template"]
+    when = form.cleaned_data["submitted_at"]
     for upload in form.cleaned_data["files"]:
         try:
-            uploaded += _upload_one(request, collection, upload.name, upload.read(), template)
+            uploaded += _upload_one(request, collection, upload.name, upload.read(), template, when)
         except services.UploadError as error:
             messages.error(request, str(error))
     if uploaded and template:
@@ -227,14 +257,29 @@ def import_retry(request: HttpRequest, import_id: int) -> HttpResponse:
 
 
 def _upload_one(
-    request: HttpRequest, collection: Collection, name: str, data: bytes, template: bool
+    request: HttpRequest,
+    collection: Collection,
+    name: str,
+    data: bytes,
+    template: bool,
+    submitted_at: datetime.datetime | None,
 ) -> int:
     """Upload one file or ZIP batch; returns how many documents were queued."""
     if not services.is_batch(name):
-        services.document_upload(collection=collection, filename=name, data=data, template=template)
+        services.document_upload(
+            collection=collection,
+            filename=name,
+            data=data,
+            template=template,
+            submitted_at=submitted_at,
+        )
         return 1
     batch = services.document_upload_batch(
-        collection=collection, filename=name, data=data, template=template
+        collection=collection,
+        filename=name,
+        data=data,
+        template=template,
+        submitted_at=submitted_at,
     )
     for path, reason in batch.skipped:
         messages.warning(request, f"{name}: skipped {path}: {reason}")
@@ -288,6 +333,22 @@ def document_recheck(request: HttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
     services.document_recheck(document=document)
     messages.success(request, f"{document.filename} is queued for checking again.")
+    return redirect("document_detail", document_id=document.id)
+
+
+@login_required
+@require_POST
+def document_submitted(request: HttpRequest, document_id: int) -> HttpResponse:
+    """Say when the document was handed in; its collection's similarities follow."""
+    document = selectors.document_get(user=request.user, document_id=document_id)
+    form = SubmittedForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Give the date and time it was handed in.")
+        return redirect("document_detail", document_id=document.id)
+    services.document_submitted_set(
+        document=document, submitted_at=form.cleaned_data["submitted_at"]
+    )
+    messages.success(request, f"{document.filename}: handed-in time saved.")
     return redirect("document_detail", document_id=document.id)
 
 

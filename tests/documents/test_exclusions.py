@@ -191,3 +191,20 @@ def test_the_report_page_greys_excluded_passages_and_toggles(client, owner, quot
     assert "0.0%" in page
     page = client.get(f"/documents/{quoted.id}/report/?exclude_quotes=0").content.decode()
     assert 'class="excluded"' not in page
+
+
+def test_the_settings_page_changes_the_exclusions(client, owner, quoted):
+    client.force_login(owner)
+    collection = quoted.collection
+    page = client.get(f"/collections/{collection.id}/").content.decode()
+    assert 'id="exclusion-settings"' in page
+    answer = client.post(
+        f"/collections/{collection.id}/exclusions/",
+        {"exclude_bibliography": "on", "min_match_words": "3"},  # quotes unticked
+    )
+    assert answer.status_code == 302
+    collection.refresh_from_db()
+    assert (collection.exclude_quotes, collection.exclude_bibliography) == (False, True)
+    assert collection.min_match_words == 3
+    quoted.refresh_from_db()
+    assert quoted.similarity > 0.2
