@@ -40,7 +40,10 @@ _HEADINGS = (
     "参考文獻",
     "參考文獻",
 )
-_NUMBERING = r"(?:(?:\d+|[ivxlc]+)[.、)]?\s*|第[一二三四五六七八九十\d]+[章节部分]\s*)?"
+_NUMBERING = (
+    r"(?:[(（]?(?:\d+|[ivxlc]+|[一二三四五六七八九十]+)[.、．)）]?[ \t]*"
+    r"|第[一二三四五六七八九十\d]+[章节部分][ \t]*)?"
+)
 _HEADING = re.compile(
     rf"^[ \t#*]*{_NUMBERING}(?:{'|'.join(_HEADINGS)})[ \t]*[:：]?[ \t*]*$", re.I | re.M
 )
