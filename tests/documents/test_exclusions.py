@@ -208,3 +208,22 @@ def test_the_settings_page_changes_the_exclusions(client, owner, quoted):
     assert collection.min_match_words == 3
     quoted.refresh_from_db()
     assert quoted.similarity > 0.2
+
+
+def test_the_schema_describes_the_new_fields_and_endpoints(api):
+    schema = api.get("/api/schema/?format=json").json()
+    paths, parts = schema["paths"], schema["components"]["schemas"]
+    assert "/api/documents/{document_id}/report.pdf" in paths
+    assert "/api/documents/{document_id}/report.html" in paths
+    report = paths["/api/documents/{document_id}/report/"]["get"]
+    assert {"exclude_quotes", "exclude_bibliography", "min_match_words", "exclude_source"} <= {
+        p["name"] for p in report["parameters"]
+    }
+    reasons = parts["Passage"]["properties"]["excluded"]["oneOf"][0]["$ref"].rsplit("/", 1)[1]
+    assert set(parts[reasons]["enum"]) == {"quote", "bibliography", "small", "source"}
+    assert {"copied_by", "settings", "left_out", "submitted_at"} <= set(
+        parts["Report"]["properties"]
+    )
+    assert "direction" in parts["Pair"]["properties"]
+    assert "min_match_words" in parts["PatchedCollectionUpdate"]["properties"]
+    assert "submitted_at" in parts["PatchedDocumentUpdate"]["properties"]
