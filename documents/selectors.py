@@ -57,8 +57,8 @@ class Report:
     document: Document
     similarity: float  # what the document took from its sources, exclusions applied
     sources: tuple[SourceView, ...]
-    # Later documents of its collection that hold its passages: they copied from it, so what
-    # they share does not raise its similarity.
+    # Later documents of its collection that hold passages of it that count: they copied from
+    # it, so what they share does not raise its similarity.
     copied_by: tuple[SourceView, ...] = ()
     rules: Rules = Rules()
     # The document's quoted and reference-list ranges that `rules` leave out: their
@@ -343,9 +343,11 @@ def report_get(*, document: Document, rules: Rules | None = None) -> Report:
             direction=_direction(document, match.source),
             excluded=match.source_id in rules.sources,
         )
-        (copied_by if view.direction == "to_source" else sources).append(view)
         if view.direction != "to_source":
+            sources.append(view)
             counted += kept
+        elif kept:  # a later document sharing only excluded text (references) copied nothing
+            copied_by.append(view)
     by_share = lambda view: (-view.similarity, view.document)  # noqa: E731
     return Report(
         document=document,
@@ -421,11 +423,14 @@ def copied_by(*, document: Document) -> list[Match]:
     """The matches of documents (of collections not being deleted) that copied passages from
     this one, the largest share first: another collection's documents (this is an archive
     document) and documents of its own collection submitted after it (more than
-    `exclusions.SAME_TIME` later). `match.similarity` is the share of the copier's text."""
+    `exclusions.SAME_TIME` later), sharing text that counts under the copier's collection's
+    exclusions. `match.similarity` is the share of the copier's text."""
     later = document.submitted_at + exclusions.SAME_TIME
     own = Q(document__collection_id=document.collection_id)
     return list(
-        Match.objects.filter(source=document, document__collection__deleting=False)
+        Match.objects.filter(
+            source=document, document__collection__deleting=False, similarity__gt=0
+        )
         .filter(~own | Q(document__submitted_at__gt=later))
         .select_related("document__collection")
         .order_by("-similarity", "document_id")[:50]
