@@ -232,7 +232,8 @@ class PairView:
 def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[PairView]:
     """Every pair of documents sharing passages that involves a document of the collection,
     once (a pair of submissions is stored in both directions: one row with both shares, the
-    larger first), most copied first; pairs whose larger share is below `minimum` left out."""
+    larger first), most copied first; pairs whose larger share is below `minimum` left out,
+    and pairs sharing only text their collections' exclusions leave out."""
     # Both directions: an archive's documents are the sources of other collections' matches.
     involved = Q(document__collection=collection) | Q(source__collection=collection)
     rows = (
@@ -267,7 +268,8 @@ def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[Pa
         if back is not None and (back, other) > (row["similarity"], document):
             continue  # listed from the other side, where its larger share is
         pair = _pair(row, back, copier_outside=row["document__collection_id"] != collection.id)
-        if pair.strongest >= minimum:
+        # Both shares 0: all they share is excluded (a reference list, a quotation).
+        if pair.strongest > 0 and pair.strongest >= minimum:
             pairs.append(pair)
     pairs.sort(key=lambda p: (-p.strongest, -(p.other_share or 0.0), p.document, p.other))
     return pairs

@@ -156,7 +156,7 @@ def test_the_pages_show_and_change_the_submission_time(client, owner, pair):
     original, copy = pair
     client.force_login(owner)
     pairs = client.get(f"/collections/{original.collection_id}/pairs/").content.decode()
-    assert "copy.txt ← original.txt" in pairs
+    assert 'copy.txt <span class="muted">copied from</span> original.txt' in pairs
     report = client.get(f"/documents/{original.id}/report/").content.decode()
     assert 'id="copied-by"' in report and "copy.txt" in report
     answer = client.post(
