@@ -436,6 +436,7 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
             side="q",
             context=around,
             excluded=greyed,
+            muted=[(r.start, r.end) for r in report.left_out],
         )
         context["right_html"] = highlight_html(
             source.text if source else "",
