@@ -227,3 +227,24 @@ def test_the_schema_describes_the_new_fields_and_endpoints(api):
     assert "direction" in parts["Pair"]["properties"]
     assert "min_match_words" in parts["PatchedCollectionUpdate"]["properties"]
     assert "submitted_at" in parts["PatchedDocumentUpdate"]["properties"]
+
+
+def test_a_large_collection_is_recomputed_by_a_task(
+    monkeypatch, quoted, django_capture_on_commit_callbacks
+):
+    from documents.services import scoring
+    from documents.task_names import REFRESH_TASK
+    from tests.documents.factories import intercept_task
+
+    queued: list[int] = []
+    intercept_task(monkeypatch, REFRESH_TASK, queued.append)
+    monkeypatch.setattr(scoring, "REFRESH_IN_REQUEST", 0)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.collection_exclusions_set(collection=quoted.collection, exclude_quotes=False)
+    assert queued == [quoted.collection_id]
+    quoted.refresh_from_db()
+    assert quoted.similarity == 0.0  # stored figures follow when the task has run ...
+    assert selectors.report_get(document=quoted).similarity > 0.2  # ... reports at once
+    services.collection_similarity_refresh(collection_id=quoted.collection_id)
+    quoted.refresh_from_db()
+    assert quoted.similarity > 0.2
