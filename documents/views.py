@@ -168,7 +168,7 @@ def _pairs_csv(
     writer = csv.writer(response)
     writer.writerow(
         ["document", "other document", "other's collection", "share of document (%)",
-         "share of other (%)", "passages", "side by side"]
+         "share of other (%)", "passages", "side by side", "who copied"]
     )  # fmt: skip
     for pair in pairs:
         report = reverse("document_report", args=[pair.report_document])
@@ -176,9 +176,20 @@ def _pairs_csv(
             [_cell(pair.title), _cell(pair.other_title), _cell(pair.other_collection),
              "" if pair.share is None else f"{pair.share * 100:.1f}",
              "" if pair.other_share is None else f"{pair.other_share * 100:.1f}", pair.passages,
-             request.build_absolute_uri(f"{report}?source={pair.report_source}")]
+             request.build_absolute_uri(f"{report}?source={pair.report_source}"),
+             _who_copied(pair)]
         )  # fmt: skip
     return response
+
+
+def _who_copied(pair: selectors.PairView) -> str:
+    """The pair's direction in words, as its page says it."""
+    if pair.direction == "same_time":
+        return "same time: cannot tell"
+    copier, original = (pair.title, pair.other_title)
+    if pair.direction == "b_from_a":
+        copier, original = original, copier
+    return _cell(f"{copier} copied from {original}")
 
 
 def _cell(text: str) -> str:

@@ -157,6 +157,8 @@ def test_the_pages_show_and_change_the_submission_time(client, owner, pair):
     client.force_login(owner)
     pairs = client.get(f"/collections/{original.collection_id}/pairs/").content.decode()
     assert 'copy.txt <span class="muted">copied from</span> original.txt' in pairs
+    csv_text = client.get(f"/collections/{original.collection_id}/pairs/?format=csv").content
+    assert "copy.txt copied from original.txt" in csv_text.decode("utf-8-sig")
     report = client.get(f"/documents/{original.id}/report/").content.decode()
     assert 'id="copied-by"' in report and "copy.txt" in report
     answer = client.post(
