@@ -87,3 +87,24 @@ def test_an_unprocessed_document_has_no_evidence_report(api, assignment):
 
     queued = upload(assignment, "queued.txt", b"Nothing has been read of this file yet.")
     assert api.get(f"/api/documents/{queued.id}/report.pdf").status_code == 409
+
+
+def test_a_long_text_keeps_only_the_stretches_near_its_passages():
+    from documents import evidence
+    from documents.selectors import PassageView, SourceView
+
+    text = "x" * 30_000 + "COPIED PASSAGE" + "y" * 40_000
+    source = SourceView(
+        document=1, title="s.txt", collection="c", similarity=0.1,
+        passages=(PassageView(30_000, 30_014, 0, 14, 1.0),),
+    )  # fmt: skip
+    html = evidence._text_html(text, (source,), ())
+    assert "COPIED PASSAGE" in html and "[1]" in html
+    assert "characters without matches" in html
+    assert len(html) < 5_000
+
+
+def test_the_report_toggles_refuse_bad_values(api, copier):
+    for query in ("exclude_quotes=maybe", "min_match_words=-3", "exclude_source=a,b"):
+        answer = api.get(f"/api/documents/{copier.id}/report.pdf?{query}")
+        assert answer.status_code == 400, query
