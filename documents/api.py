@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Sequence
 
 from django.db.models import QuerySet
 from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.pagination import LimitOffsetPagination
@@ -16,8 +18,9 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from documents import selectors, services
+from documents import evidence, selectors, services
 from documents.bulk import jobs as imports
+from documents.exclusions import rules_from_query
 from documents.models import Collection, Document
 from documents.serializers import (
     ArchiveImportSerializer,
@@ -30,7 +33,7 @@ from documents.serializers import (
     DocumentProgressSerializer,
     DocumentStatusSerializer,
     DocumentSummarySerializer,
-    DocumentTemplateSerializer,
+    DocumentUpdateSerializer,
     DocumentUploadSerializer,
     ImportUploadSerializer,
     PairSerializer,
@@ -100,14 +103,24 @@ class CollectionDetailApi(APIView):
 
     @extend_schema(request=CollectionUpdateSerializer, responses=CollectionSerializer)
     def patch(self, request: Request, collection_id: int) -> Response:
-        """Rename the collection and/or change its kind."""
+        """Rename the collection, change its kind, and/or change what its reports exclude
+        (`exclude_quotes`, `exclude_bibliography`, `min_match_words`): the similarities of
+        its documents and pairs are recomputed at once from the stored passages."""
         collection = selectors.collection_get(user=request.user, collection_id=collection_id)
         data = CollectionUpdateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        services.collection_update(
+        fields = data.validated_data
+        if "name" in fields or "kind" in fields:
+            services.collection_update(
+                collection=collection,
+                name=fields.get("name", collection.name),
+                kind=fields.get("kind", collection.kind),
+            )
+        services.collection_exclusions_set(
             collection=collection,
-            name=data.validated_data.get("name", collection.name),
-            kind=data.validated_data.get("kind", collection.kind),
+            exclude_quotes=fields.get("exclude_quotes"),
+            exclude_bibliography=fields.get("exclude_bibliography"),
+            min_match_words=fields.get("min_match_words"),
         )
         return Response(CollectionSerializer(collection).data)
 
@@ -247,21 +260,34 @@ class CollectionDocumentsApi(APIView):
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         template = data.validated_data["template"]
+        submitted_at = data.validated_data["submitted_at"]
         if services.is_batch(upload.name):
-            return self._batch(collection, upload.name, upload.read(), template)
+            return self._batch(collection, upload.name, upload.read(), template, submitted_at)
         document = services.document_upload(
             collection=collection,
             filename=upload.name,
             data=upload.read(),
             folder=data.validated_data["folder"],
             template=template,
+            submitted_at=submitted_at,
         )
         body = DocumentCreatedSerializer(document).data
         return Response(body, status=status.HTTP_201_CREATED)
 
-    def _batch(self, collection: Collection, name: str, data: bytes, template: bool) -> Response:
+    def _batch(
+        self,
+        collection: Collection,
+        name: str,
+        data: bytes,
+        template: bool,
+        submitted_at: datetime.datetime | None,
+    ) -> Response:
         batch = services.document_upload_batch(
-            collection=collection, filename=name, data=data, template=template
+            collection=collection,
+            filename=name,
+            data=data,
+            template=template,
+            submitted_at=submitted_at,
         )
         body = {
             "documents": DocumentCreatedSerializer(batch.documents, many=True).data,
@@ -299,14 +325,23 @@ class DocumentStatusApi(APIView):
         document = selectors.document_get(user=request.user, document_id=document_id)
         return Response(DocumentStatusSerializer(document).data)
 
-    @extend_schema(request=DocumentTemplateSerializer, responses=DocumentStatusSerializer)
+    @extend_schema(request=DocumentUpdateSerializer, responses=DocumentStatusSerializer)
     def patch(self, request: Request, document_id: int) -> Response:
         """`{"template": true|false}`: mark the document as a template (text every submission
-        was given) or not; the collection is checked again either way."""
+        was given) or not; the collection is checked again either way. `{"submitted_at":
+        "2026-11-20T09:00:00Z"}`: when it was handed in; the collection's similarities are
+        recomputed (the earlier of two documents is the original)."""
         document = selectors.document_get(user=request.user, document_id=document_id)
-        data = DocumentTemplateSerializer(data=request.data)
+        data = DocumentUpdateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        services.document_template_set(document=document, template=data.validated_data["template"])
+        if "submitted_at" in data.validated_data:
+            services.document_submitted_set(
+                document=document, submitted_at=data.validated_data["submitted_at"]
+            )
+        if "template" in data.validated_data:
+            services.document_template_set(
+                document=document, template=data.validated_data["template"]
+            )
         document.refresh_from_db()
         return Response(DocumentStatusSerializer(document).data)
 
@@ -335,26 +370,130 @@ _NO_REPORT_YET = {
 }
 
 
+REPORT_PARAMETERS = [
+    OpenApiParameter(
+        "exclude_quotes", bool, description="1/0: leave quoted text out (default: the collection's)"
+    ),
+    OpenApiParameter(
+        "exclude_bibliography",
+        bool,
+        description="1/0: leave reference lists out (default: the collection's)",
+    ),
+    OpenApiParameter(
+        "min_match_words",
+        int,
+        description="leave out matches of fewer words (default: the collection's)",
+    ),
+    OpenApiParameter(
+        "exclude_source", str, description="comma-separated document ids left out of this report"
+    ),
+]
+
+
+def _no_report(document: Document) -> Response | None:
+    """The 409 answer for a document without a report, None when it has one."""
+    if document.template:  # never checked: "nothing copied" would be a claim never made
+        return Response(
+            {"detail": "The document is a template: it is not checked, so it has no report."},
+            status=status.HTTP_409_CONFLICT,
+        )
+    if document.status != Document.Status.DONE:
+        return Response(
+            {"detail": _NO_REPORT_YET[document.status], "status": document.status},
+            status=status.HTTP_409_CONFLICT,
+        )
+    return None
+
+
 class DocumentReportApi(APIView):
     @extend_schema(
-        responses={200: ReportSerializer, 409: OpenApiResponse(description="Not processed yet")}
+        parameters=REPORT_PARAMETERS,
+        responses={
+            200: ReportSerializer,
+            400: OpenApiResponse(description="A toggle's value is invalid"),
+            409: OpenApiResponse(description="Not processed yet"),
+        },
     )
     def get(self, request: Request, document_id: int) -> Response:
+        """The document's sources with their passages. The toggles recompute the similarity
+        from the stored passages, with these exclusions instead of the collection's."""
         document = selectors.document_get(user=request.user, document_id=document_id)
-        if document.template:  # never checked: "nothing copied" would be a claim never made
-            return Response(
-                {"detail": "The document is a template: it is not checked, so it has no report."},
-                status=status.HTTP_409_CONFLICT,
-            )
-        if document.status != Document.Status.DONE:
-            return Response(
-                {
-                    "detail": _NO_REPORT_YET[document.status],
-                    "status": document.status,
-                },
-                status=status.HTTP_409_CONFLICT,
-            )
-        return Response(ReportSerializer(selectors.report_get(document=document)).data)
+        refusal = _no_report(document)
+        if refusal is not None:
+            return refusal
+        try:
+            rules = rules_from_query(document.collection, request.query_params)
+        except ValueError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        report = selectors.report_get(document=document, rules=rules)
+        return Response(ReportSerializer(report).data)
+
+
+class _EvidenceApi(APIView):
+    """The evidence report (documents.evidence) of a processed document, with the report's
+    exclusion toggles; rendered by `render`."""
+
+    media_type = ""
+    suffix = ""
+
+    def get(self, request: Request, document_id: int) -> HttpResponse:
+        document = selectors.document_get(user=request.user, document_id=document_id)
+        refusal = _no_report(document)
+        if refusal is not None:
+            return refusal
+        try:
+            rules = rules_from_query(document.collection, request.query_params)
+        except ValueError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        report = selectors.report_get(document=document, rules=rules)
+        body = self.render(report, selectors.report_source_texts(report=report))
+        response = HttpResponse(body, content_type=self.media_type)
+        name = f"evidence-{document.id}.{self.suffix}"
+        response["Content-Disposition"] = f'inline; filename="{name}"'
+        return response
+
+    def render(self, report: selectors.Report, texts: dict[int, str]) -> bytes | str:
+        raise NotImplementedError
+
+
+_EVIDENCE_RESPONSES = {
+    400: OpenApiResponse(description="A toggle's value is invalid"),
+    409: OpenApiResponse(description="Not processed yet, or a template"),
+}
+
+
+class DocumentEvidencePdfApi(_EvidenceApi):
+    media_type = "application/pdf"
+    suffix = "pdf"
+
+    @extend_schema(
+        parameters=REPORT_PARAMETERS,
+        responses={(200, "application/pdf"): OpenApiTypes.BINARY, **_EVIDENCE_RESPONSES},
+    )
+    def get(self, request: Request, document_id: int) -> HttpResponse:
+        """The evidence report as a PDF: the document's name, submission time and SHA-256,
+        the settings used, the similarities, the text with every source's passages in its
+        colour (excluded ones grey) and the matching source excerpts."""
+        return super().get(request, document_id)
+
+    def render(self, report: selectors.Report, texts: dict[int, str]) -> bytes:
+        return evidence.evidence_pdf(report, texts)
+
+
+class DocumentEvidenceHtmlApi(_EvidenceApi):
+    media_type = "text/html; charset=utf-8"
+    suffix = "html"
+
+    @extend_schema(
+        parameters=REPORT_PARAMETERS,
+        responses={(200, "text/html"): OpenApiTypes.STR, **_EVIDENCE_RESPONSES},
+    )
+    def get(self, request: Request, document_id: int) -> HttpResponse:
+        """The evidence report as one self-contained HTML file (inline CSS, nothing linked)."""
+        return super().get(request, document_id)
+
+    def render(self, report: selectors.Report, texts: dict[int, str]) -> str:
+        return evidence.evidence_html(report, texts)
 
 
 class DocumentTextApi(APIView):

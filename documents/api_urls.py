@@ -46,6 +46,16 @@ urlpatterns = [
         name="api_document_report",
     ),
     path(
+        "documents/<int:document_id>/report.pdf",
+        api.DocumentEvidencePdfApi.as_view(),
+        name="api_document_report_pdf",
+    ),
+    path(
+        "documents/<int:document_id>/report.html",
+        api.DocumentEvidenceHtmlApi.as_view(),
+        name="api_document_report_html",
+    ),
+    path(
         "documents/<int:document_id>/text/", api.DocumentTextApi.as_view(), name="api_document_text"
     ),
 ]

@@ -62,6 +62,7 @@ class Page:
     site: str
     removed: tuple[str, ...]
     template: Boilerplate | None
+    block_quotes: tuple[str, ...] = ()  # see extraction.Extracted
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ def page_stripped(read: ReadText, site: str, template: Boilerplate | None) -> Pa
         )
     if not stripped.text.strip():
         raise UnreadableFile("the page holds only its site's template.")
-    return Page(stripped.text, tuple(warnings), site, stripped.removed, template)
+    return Page(stripped.text, tuple(warnings), site, stripped.removed, template, read.block_quotes)
 
 
 def strip_template(text: str, template: Boilerplate | None) -> Stripped:

@@ -43,6 +43,13 @@ class UploadForm(forms.Form):
         label="Template: text every student was given (the prompt, starter text); it is "
         "never counted as copied",
     )
+    submitted_at = forms.DateTimeField(
+        required=False,
+        label="Handed in",
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+        help_text="When the students handed these files in; of two documents sharing "
+        "passages, the earlier one is the original.",
+    )
     bulk = forms.BooleanField(
         required=False,
         initial=True,
@@ -62,3 +69,20 @@ class ArchivesForm(forms.Form):
     def __init__(self, *args: object, choices: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.fields["archives"].queryset = choices  # type: ignore[attr-defined]
+
+
+class ExclusionsForm(forms.Form):
+    """What the collection's reports leave out of the similarity."""
+
+    exclude_quotes = forms.BooleanField(required=False, label="quoted text")
+    exclude_bibliography = forms.BooleanField(required=False, label="reference lists")
+    min_match_words = forms.IntegerField(
+        min_value=0,
+        max_value=1000,
+        label="matches shorter than (words; a Chinese character is a word)",
+        widget=forms.NumberInput(attrs={"style": "width:5em"}),
+    )
+
+
+class SubmittedForm(forms.Form):
+    submitted_at = forms.DateTimeField()

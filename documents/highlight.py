@@ -8,7 +8,7 @@ is marked with every range covering it, and every range gets its own anchor at i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -19,7 +19,13 @@ GAP_MINIMUM = 200
 
 
 def highlight_html(
-    text: str, ranges: Sequence[tuple[int, int]], *, side: str, context: int | None = None
+    text: str,
+    ranges: Sequence[tuple[int, int]],
+    *,
+    side: str,
+    context: int | None = None,
+    excluded: Container[int] = (),
+    muted: Sequence[tuple[int, int]] = (),
 ) -> SafeString:
     """`text` escaped, with the pieces covered by ranges wrapped in `<mark>`.
 
@@ -30,13 +36,17 @@ def highlight_html(
     mark of its first piece, or — when an earlier range already put its id on that mark, or
     the range is empty — an empty `<span class="anchor" data-pairs="i">` right before it.
 
+    A piece whose first range is in `excluded` (left out of the similarity), or that lies in
+    one of the `muted` ranges (quoted text or a reference list that never counts), also has
+    the class `excluded`, which greys it.
+
     With `context`, a long stretch without ranges keeps only `context` characters next to the
     marks around it and a `<span class="gap">` saying how much was left out: a book with a
     few copied passages stays a page a browser renders at once (the caller offers the whole
     text on request).
     """
     length = len(text)
-    cuts = _boundaries(length, ranges)
+    cuts = _boundaries(length, [*ranges, *muted])
     starting = _starts(length, ranges)
     parts: list[str] = []
     for left, right in zip(cuts, cuts[1:], strict=False):
@@ -47,7 +57,10 @@ def highlight_html(
             anchors.remove(mark_id)
         parts.extend(_anchor(side, number) for number in anchors)
         if owners or context is None:
-            parts.append(_piece(text[left:right], owners, side, mark_id))
+            grey = bool(owners) and (
+                owners[0] in excluded or any(s <= left and right <= e for s, e in muted)
+            )
+            parts.append(_piece(text[left:right], owners, side, mark_id, grey))
         else:
             parts.append(_shortened(text[left:right], context, left == 0, right == length))
     # Ranges starting at (or clipped to) the end of the text still get a target.
@@ -55,12 +68,13 @@ def highlight_html(
     return mark_safe("".join(parts))  # noqa: S308 - every part above is escaped
 
 
-def _piece(piece: str, owners: list[int], side: str, mark_id: int | None) -> str:
+def _piece(piece: str, owners: list[int], side: str, mark_id: int | None, grey: bool) -> str:
     if not owners:
         return escape(piece)
     return format_html(
-        '<mark class="c{}" data-pair="{}"{} data-pairs="{}">{}</mark>',
+        '<mark class="c{}{}" data-pair="{}"{} data-pairs="{}">{}</mark>',
         owners[0] % PALETTE_SIZE,
+        " excluded" if grey else "",
         owners[0],
         format_html(' id="{}-{}"', side, mark_id) if mark_id is not None else "",
         " ".join(str(number) for number in owners),

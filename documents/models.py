@@ -7,6 +7,8 @@ hash-partitioned table created by a RunSQL migration and accessed by `documents.
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
+from django.db.models.functions import Now
+from django.utils import timezone
 
 
 class Collection(models.Model):
@@ -26,6 +28,11 @@ class Collection(models.Model):
     # leaves none to check against, never silently all of them.
     archives = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="+")
     all_archives = models.BooleanField(default=True, db_default=True)
+    # What reports leave out of the similarity (documents.exclusions): quoted text, reference
+    # lists, and matches shorter than `min_match_words` words (a CJK character is a word).
+    exclude_quotes = models.BooleanField(default=True, db_default=True)
+    exclude_bibliography = models.BooleanField(default=True, db_default=True)
+    min_match_words = models.PositiveIntegerField(default=8, db_default=8)
     created_at = models.DateTimeField(auto_now_add=True)
     # Set when its owner deletes it: hidden at once, removed with its documents by a task.
     deleting = models.BooleanField(default=False)
@@ -97,6 +104,13 @@ class Document(models.Model):
     sentence_ends = ArrayField(
         models.PositiveIntegerField(), default=list, db_default=[], blank=True
     )
+    # Quoted and reference-list character ranges of `text` (extraction.citations.Citations
+    # .as_json: {"quote": [[start, end], ...], "bibliography": [...]}), found when it is
+    # processed; NULL: not processed since they were stored (read from the text then).
+    citations = models.JSONField(null=True, blank=True)
+    # When the student handed it in (the upload time unless given; a ZIP member's own time):
+    # of two documents sharing passages, the earlier one is the original.
+    submitted_at = models.DateTimeField(default=timezone.now, db_default=Now())
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

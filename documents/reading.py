@@ -21,6 +21,7 @@ class ReadText:
     text: str
     format: str
     warnings: tuple[str, ...] = ()
+    block_quotes: tuple[str, ...] = ()  # see extraction.Extracted
 
 
 def read_text(filename: str, data: bytes) -> ReadText:
@@ -31,4 +32,6 @@ def read_text(filename: str, data: bytes) -> ReadText:
         raise UnreadableFile(f"{filename}: {error}") from error
     if not extracted.text.strip():
         raise UnreadableFile(f"{filename}: the file contains no text.")
-    return ReadText(extracted.text, extracted.format, tuple(extracted.warnings))
+    return ReadText(
+        extracted.text, extracted.format, tuple(extracted.warnings), extracted.block_quotes
+    )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, F, Q, QuerySet
@@ -11,6 +13,8 @@ from django.db.models.functions import Collate
 from django.shortcuts import get_object_or_404
 
 from detection import model_version
+from documents import exclusions
+from documents.exclusions import Rules
 from documents.models import ArchiveImport, Collection, Document, Match, document_path
 
 
@@ -21,6 +25,9 @@ class PassageView:
     source_start: int
     source_end: int
     score: float
+    # Why it is left out of the similarity ("quote", "bibliography", "small", "source"), or
+    # None when it counts (documents.exclusions).
+    excluded: str | None = None
 
 
 @dataclass(frozen=True)
@@ -28,15 +35,35 @@ class SourceView:
     document: int
     title: str
     collection: str
-    similarity: float
+    similarity: float  # of the document's text, counting only passages not excluded
     passages: tuple[PassageView, ...]
+    submitted_at: datetime.datetime | None = None
+    archive: bool = False  # a document of an archive (always an original)
+    # "from_source": the document copied from it (it came first, or is an archive document);
+    # "same_time": their submission times cannot tell; "to_source": it copied from the
+    # document (submitted later), listed under the report's `copied_by`.
+    direction: str = "from_source"
+    excluded: bool = False  # left out of this report by the reader (`?exclude_source=`)
+
+
+class LeftOut(NamedTuple):
+    start: int
+    end: int
+    reason: str  # "quote" | "bibliography"
 
 
 @dataclass(frozen=True)
 class Report:
     document: Document
-    similarity: float
+    similarity: float  # what the document took from its sources, exclusions applied
     sources: tuple[SourceView, ...]
+    # Later documents of its collection that hold passages of it that count: they copied from
+    # it, so what they share does not raise its similarity.
+    copied_by: tuple[SourceView, ...] = ()
+    rules: Rules = Rules()
+    # The document's quoted and reference-list ranges that `rules` leave out: their
+    # characters never count, even inside a passage that does.
+    left_out: tuple[LeftOut, ...] = ()
 
 
 def collection_list(*, user: AbstractBaseUser) -> QuerySet[Collection]:
@@ -184,6 +211,9 @@ class PairView:
     passages: int
     # True when `other` copied from `document` (an archive's document and its copier).
     copied_by_other: bool = False
+    # Who copied whom by submission time (`exclusions.direction`): "a_from_b" (`document`
+    # copied from `other`: other was first, or is an archive's), "b_from_a", "same_time".
+    direction: str = "a_from_b"
 
     @property
     def strongest(self) -> float:
@@ -192,17 +222,18 @@ class PairView:
     @property
     def report_document(self) -> int:
         """The copier: its report shows the pair side by side (`?source=report_source`)."""
-        return self.other if self.copied_by_other else self.document
+        return self.other if self.direction == "b_from_a" else self.document
 
     @property
     def report_source(self) -> int:
-        return self.document if self.copied_by_other else self.other
+        return self.document if self.direction == "b_from_a" else self.other
 
 
 def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[PairView]:
     """Every pair of documents sharing passages that involves a document of the collection,
     once (a pair of submissions is stored in both directions: one row with both shares, the
-    larger first), most copied first; pairs whose larger share is below `minimum` left out."""
+    larger first), most copied first; pairs whose larger share is below `minimum` left out,
+    and pairs sharing only text their collections' exclusions leave out."""
     # Both directions: an archive's documents are the sources of other collections' matches.
     involved = Q(document__collection=collection) | Q(source__collection=collection)
     rows = (
@@ -219,6 +250,8 @@ def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[Pa
             "source__collection__name",
             "document__collection_id",
             "document__collection__name",
+            "document__submitted_at",
+            "source__submitted_at",
             "similarity",
         )  # fmt: skip
         .annotate(passage_count=Count("passages"))
@@ -235,7 +268,8 @@ def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[Pa
         if back is not None and (back, other) > (row["similarity"], document):
             continue  # listed from the other side, where its larger share is
         pair = _pair(row, back, copier_outside=row["document__collection_id"] != collection.id)
-        if pair.strongest >= minimum:
+        # Both shares 0: all they share is excluded (a reference list, a quotation).
+        if pair.strongest > 0 and pair.strongest >= minimum:
             pairs.append(pair)
     pairs.sort(key=lambda p: (-p.strongest, -(p.other_share or 0.0), p.document, p.other))
     return pairs
@@ -251,36 +285,105 @@ def _pair(row: dict, back: float | None, *, copier_outside: bool) -> PairView:
             document=source[0], title=source[1], other=copier[0], other_title=copier[1],
             other_collection=row["document__collection__name"], share=back,
             other_share=row["similarity"], passages=row["passage_count"], copied_by_other=True,
+            direction="b_from_a",
         )  # fmt: skip
+    direction = exclusions.direction(
+        row["document__submitted_at"],
+        row["source__submitted_at"],
+        second_is_archive=row["source__collection_id"] != row["document__collection_id"],
+    )
     return PairView(
         document=copier[0], title=copier[1], other=source[0], other_title=source[1],
         other_collection=row["source__collection__name"], share=row["similarity"],
-        other_share=back, passages=row["passage_count"],
+        other_share=back, passages=row["passage_count"], direction=direction,
     )  # fmt: skip
 
 
-def report_get(*, document: Document) -> Report:
-    """The sources of a processed document, most copied first, with their passages."""
+def report_get(*, document: Document, rules: Rules | None = None) -> Report:
+    """The sources of a processed document, most copied first, with their passages, each
+    classified by the exclusions `rules` (default: its collection's settings); later
+    documents of its collection that took its passages are listed apart as `copied_by`."""
+    rules = rules if rules is not None else Rules.of(document.collection)
+    citations = exclusions.citations_of(document)
+    left_out = rules.ranges(citations)
     matches = (
         Match.objects.filter(document=document, source__collection__deleting=False)
         .select_related("source__collection")
         .prefetch_related("passages")
-        .order_by("-similarity", "source_id")
+        .order_by("source_id")
     )
-    sources = tuple(
-        SourceView(
+    sources: list[SourceView] = []
+    copied_by: list[SourceView] = []
+    counted: list[PassageView] = []
+    for match in matches:
+        passages = tuple(
+            PassageView(
+                p.start,
+                p.end,
+                p.source_start,
+                p.source_end,
+                p.score,
+                exclusions.passage_excluded(
+                    p,
+                    source=match.source_id,
+                    text=document.text,
+                    citations=citations,
+                    rules=rules,
+                ),
+            )  # fmt: skip
+            for p in match.passages.all()
+        )
+        kept = [p for p in passages if p.excluded is None]
+        view = SourceView(
             document=match.source_id,
             title=document_path(match.source.folder, match.source.filename),
             collection=match.source.collection.name,
-            similarity=match.similarity,
-            passages=tuple(
-                PassageView(p.start, p.end, p.source_start, p.source_end, p.score)
-                for p in match.passages.all()
-            ),
+            similarity=exclusions.counted_share(len(document.text), kept, left_out),
+            passages=passages,
+            submitted_at=match.source.submitted_at,
+            archive=match.source.collection_id != document.collection_id,
+            direction=_direction(document, match.source),
+            excluded=match.source_id in rules.sources,
         )
-        for match in matches
+        if view.direction != "to_source":
+            sources.append(view)
+            counted += kept
+        elif kept:  # a later document sharing only excluded text (references) copied nothing
+            copied_by.append(view)
+    by_share = lambda view: (-view.similarity, view.document)  # noqa: E731
+    return Report(
+        document=document,
+        similarity=exclusions.counted_share(len(document.text), counted, left_out),
+        sources=tuple(sorted(sources, key=by_share)),
+        copied_by=tuple(sorted(copied_by, key=by_share)),
+        rules=rules,
+        left_out=tuple(
+            sorted(
+                [LeftOut(s, e, "quote") for s, e in citations.quotes if rules.quotes]
+                + [
+                    LeftOut(s, e, "bibliography")
+                    for s, e in citations.bibliography
+                    if rules.bibliography
+                ]
+            )
+        ),
     )
-    return Report(document=document, similarity=document.similarity or 0.0, sources=sources)
+
+
+def report_source_texts(*, report: Report) -> dict[int, str]:
+    """The texts of the report's sources and copiers, by id (the evidence report's
+    excerpts)."""
+    ids = [s.document for s in (*report.sources, *report.copied_by)]
+    return dict(Document.objects.filter(id__in=ids).values_list("id", "text"))
+
+
+def _direction(document: Document, source: Document) -> str:
+    """How the document's passages relate to this source (`SourceView.direction`)."""
+    if source.collection_id != document.collection_id:
+        return "from_source"
+    return {"a_from_b": "from_source", "b_from_a": "to_source", "same_time": "same_time"}[
+        exclusions.direction(document.submitted_at, source.submitted_at)
+    ]
 
 
 def identical_uploads(*, document: Document) -> list[Document]:
@@ -319,11 +422,18 @@ def template_texts(*, collection_id: int) -> dict[int, str]:
 
 
 def copied_by(*, document: Document) -> list[Match]:
-    """The matches of documents (of collections not being deleted) with passages found in
-    this one, the largest share first: what an archive document's page shows, since its own
-    similarity is what IT copied. `match.similarity` is the share of the copier's text."""
+    """The matches of documents (of collections not being deleted) that copied passages from
+    this one, the largest share first: another collection's documents (this is an archive
+    document) and documents of its own collection submitted after it (more than
+    `exclusions.SAME_TIME` later), sharing text that counts under the copier's collection's
+    exclusions. `match.similarity` is the share of the copier's text."""
+    later = document.submitted_at + exclusions.SAME_TIME
+    own = Q(document__collection_id=document.collection_id)
     return list(
-        Match.objects.filter(source=document, document__collection__deleting=False)
+        Match.objects.filter(
+            source=document, document__collection__deleting=False, similarity__gt=0
+        )
+        .filter(~own | Q(document__submitted_at__gt=later))
         .select_related("document__collection")
         .order_by("-similarity", "document_id")[:50]
     )

@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from documents.exclusions import EXCLUSION_REASONS
 from documents.models import Collection, Document
 from documents.templatetags.report_format import percent
 
@@ -11,15 +12,30 @@ class CollectionCreateSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=Collection.Kind.choices, default="assignment")
 
 
+_EXCLUDE_QUOTES = 'leave quoted text (“…”, "…", 「…」, 『…』, block quotes) out of similarities'
+_EXCLUDE_BIBLIOGRAPHY = "leave reference lists (References, 参考文献, …) out of similarities"
+_MIN_MATCH_WORDS = (
+    "leave out matches of fewer words (a Chinese character counts as a word; 0: keep all)"
+)
+
+
 class CollectionUpdateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200, required=False)
     kind = serializers.ChoiceField(choices=Collection.Kind.choices, required=False)
+    exclude_quotes = serializers.BooleanField(required=False, help_text=_EXCLUDE_QUOTES)
+    exclude_bibliography = serializers.BooleanField(required=False, help_text=_EXCLUDE_BIBLIOGRAPHY)
+    min_match_words = serializers.IntegerField(
+        required=False, min_value=0, max_value=1000, help_text=_MIN_MATCH_WORDS
+    )
 
 
 class CollectionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     kind = serializers.CharField()
+    exclude_quotes = serializers.BooleanField(help_text=_EXCLUDE_QUOTES)
+    exclude_bibliography = serializers.BooleanField(help_text=_EXCLUDE_BIBLIOGRAPHY)
+    min_match_words = serializers.IntegerField(help_text=_MIN_MATCH_WORDS)
 
 
 class ArchivesSerializer(serializers.Serializer):
@@ -36,15 +52,25 @@ class DocumentUploadSerializer(serializers.Serializer):
         help_text="Text every submission was given (prompt, starter text): never counted as "
         "copied in the collection's other documents.",
     )
+    submitted_at = serializers.DateTimeField(
+        required=False,
+        default=None,
+        help_text="when the student handed it in (ISO 8601 with a time zone); default: now, "
+        "or a ZIP member's own modification time. The earlier of two documents is the original.",
+    )
 
 
-class DocumentTemplateSerializer(serializers.Serializer):
-    template = serializers.BooleanField()
+class DocumentUpdateSerializer(serializers.Serializer):
+    template = serializers.BooleanField(required=False)
+    submitted_at = serializers.DateTimeField(
+        required=False, help_text="when the student handed it in (ISO 8601 with a time zone)"
+    )
 
 
 class DocumentStatusSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     template = serializers.BooleanField()
+    submitted_at = serializers.DateTimeField(help_text="when the student handed it in")
     status = serializers.CharField()
     status_label = serializers.CharField(
         source="get_status_display", help_text="the status as the pages show it"
@@ -62,6 +88,7 @@ class DocumentSummarySerializer(serializers.Serializer):
     progress = serializers.IntegerField()
     similarity = serializers.FloatField(allow_null=True)
     template = serializers.BooleanField()
+    submitted_at = serializers.DateTimeField()
 
 
 class DocumentCreatedSerializer(serializers.Serializer):
@@ -75,20 +102,66 @@ class PassageSerializer(serializers.Serializer):
     source_start = serializers.IntegerField()
     source_end = serializers.IntegerField()
     score = serializers.FloatField()
+    excluded = serializers.ChoiceField(
+        choices=EXCLUSION_REASONS,
+        allow_null=True,
+        help_text="why it is left out of the similarity (quoted text, reference list, fewer "
+        "words than min_match_words, source excluded from this report); null: it counts",
+    )
 
 
 class SourceSerializer(serializers.Serializer):
     document = serializers.IntegerField()
     title = serializers.CharField()
     collection = serializers.CharField()
-    similarity = serializers.FloatField()
+    similarity = serializers.FloatField(
+        help_text="share of the document's text found in the source, exclusions applied"
+    )
     passages = PassageSerializer(many=True)
+    submitted_at = serializers.DateTimeField(allow_null=True)
+    archive = serializers.BooleanField(help_text="a document of an archive (always an original)")
+    direction = serializers.ChoiceField(
+        choices=["from_source", "same_time", "to_source"],
+        help_text="from_source: the document copied from it; same_time: the submission times "
+        "cannot tell (within a minute); to_source: it copied from the document (copied_by)",
+    )
+    excluded = serializers.BooleanField(help_text="excluded from this report (exclude_source)")
+
+
+class LeftOutSerializer(serializers.Serializer):
+    start = serializers.IntegerField()
+    end = serializers.IntegerField()
+    reason = serializers.ChoiceField(choices=["quote", "bibliography"])
+
+
+class ReportSettingsSerializer(serializers.Serializer):
+    exclude_quotes = serializers.BooleanField(source="quotes")
+    exclude_bibliography = serializers.BooleanField(source="bibliography")
+    min_match_words = serializers.IntegerField(source="min_words")
+    exclude_source = serializers.ListField(
+        child=serializers.IntegerField(), source="excluded_sources"
+    )
 
 
 class ReportSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="document.id")
-    similarity = serializers.FloatField()
+    similarity = serializers.FloatField(
+        help_text="share of the text taken from earlier documents and archives, passages "
+        "not excluded"
+    )
     sources = SourceSerializer(many=True)
+    copied_by = SourceSerializer(
+        many=True,
+        help_text="later documents of the collection holding its passages (not counted)",
+    )
+    submitted_at = serializers.DateTimeField(source="document.submitted_at")
+    model_version = serializers.CharField(source="document.model_version")
+    settings = ReportSettingsSerializer(source="rules", help_text="the exclusions applied")
+    left_out = LeftOutSerializer(
+        many=True,
+        help_text="quoted and reference-list ranges of the text the settings leave out: their "
+        "characters never count, even inside a passage that does",
+    )
 
 
 class PairSerializer(serializers.Serializer):
@@ -106,6 +179,11 @@ class PairSerializer(serializers.Serializer):
         allow_null=True, help_text="share of the other's text (null for archive documents)"
     )
     passages = serializers.IntegerField()
+    direction = serializers.ChoiceField(
+        choices=["a_from_b", "b_from_a", "same_time"],
+        help_text="by submission time: a_from_b: document copied from other (other came first "
+        "or is an archive's); b_from_a: other copied from document; same_time: within a minute",
+    )
 
 
 class DocumentProgressSerializer(serializers.Serializer):

@@ -9,7 +9,7 @@ from celery import Task, shared_task
 from core import transient
 from documents import services
 from documents.bulk import jobs as imports
-from documents.task_names import DELETE_TASK, IMPORT_TASK, PROCESS_TASK
+from documents.task_names import DELETE_TASK, IMPORT_TASK, PROCESS_TASK, REFRESH_TASK
 
 
 @shared_task(bind=True, name=PROCESS_TASK, acks_late=True)
@@ -32,4 +32,12 @@ def archive_import_task(self: Task, import_id: int) -> None:
     """Import an archive's uploaded files in bulk (resumable: stored content is skipped)."""
     transient.attempt(
         self, lambda may_retry: imports.import_run(import_id=import_id, may_retry=may_retry)
+    )
+
+
+@shared_task(bind=True, name=REFRESH_TASK, acks_late=True)
+def similarities_refresh_task(self: Task, collection_id: int) -> None:
+    """Recompute a collection's stored similarities after its exclusions changed."""
+    transient.attempt(
+        self, lambda _: services.collection_similarity_refresh(collection_id=collection_id)
     )

@@ -29,6 +29,11 @@ urlpatterns = [
     ),
     path("collections/<int:collection_id>/pairs/", views.collection_pairs, name="collection_pairs"),
     path(
+        "collections/<int:collection_id>/exclusions/",
+        views.collection_exclusions,
+        name="collection_exclusions",
+    ),
+    path(
         "collections/<int:collection_id>/reanalyze/",
         views.collection_reanalyze,
         name="collection_reanalyze",
@@ -42,6 +47,11 @@ urlpatterns = [
         name="document_original",
     ),
     path("documents/<int:document_id>/recheck/", views.document_recheck, name="document_recheck"),
+    path(
+        "documents/<int:document_id>/submitted/",
+        views.document_submitted,
+        name="document_submitted",
+    ),
     path("documents/<int:document_id>/delete/", views.document_delete, name="document_delete"),
     path(
         "documents/<int:document_id>/template/",

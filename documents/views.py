@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime
 import math
 
 from django.contrib import messages
@@ -15,7 +16,15 @@ from django.views.decorators.http import require_POST
 
 from documents import selectors, services
 from documents.bulk import jobs as imports
-from documents.forms import ArchivesForm, CollectionForm, DeleteCollectionForm, UploadForm
+from documents.exclusions import Rules, rules_from_query
+from documents.forms import (
+    ArchivesForm,
+    CollectionForm,
+    DeleteCollectionForm,
+    ExclusionsForm,
+    SubmittedForm,
+    UploadForm,
+)
 from documents.highlight import PALETTE_SIZE, highlight_html
 from documents.models import Collection
 
@@ -56,6 +65,13 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         "upload_form": UploadForm(),
         "imports": selectors.import_list(collection=collection)[: selectors.IMPORTS_LISTED],
         "settings_form": CollectionForm(initial={"name": collection.name, "kind": collection.kind}),
+        "exclusions_form": ExclusionsForm(
+            initial={
+                "exclude_quotes": collection.exclude_quotes,
+                "exclude_bibliography": collection.exclude_bibliography,
+                "min_match_words": collection.min_match_words,
+            }
+        ),
         "delete_form": DeleteCollectionForm(),
         "archives_form": ArchivesForm(
             choices=choices, initial={"archives": collection.archives.all()}
@@ -84,6 +100,20 @@ def collection_settings(request: HttpRequest, collection_id: int) -> HttpRespons
         collection=collection, name=form.cleaned_data["name"], kind=form.cleaned_data["kind"]
     )
     messages.success(request, "Saved.")
+    return redirect("collection_detail", collection_id=collection.id)
+
+
+@login_required
+@require_POST
+def collection_exclusions(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """Change what the collection's reports leave out; the similarities follow at once."""
+    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    form = ExclusionsForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "The shortest match counted is a number of words from 0 to 1000.")
+        return redirect("collection_detail", collection_id=collection.id)
+    services.collection_exclusions_set(collection=collection, **form.cleaned_data)
+    messages.success(request, "Saved: the similarities are recomputed with these exclusions.")
     return redirect("collection_detail", collection_id=collection.id)
 
 
@@ -138,7 +168,7 @@ def _pairs_csv(
     writer = csv.writer(response)
     writer.writerow(
         ["document", "other document", "other's collection", "share of document (%)",
-         "share of other (%)", "passages", "side by side"]
+         "share of other (%)", "passages", "side by side", "who copied"]
     )  # fmt: skip
     for pair in pairs:
         report = reverse("document_report", args=[pair.report_document])
@@ -146,9 +176,20 @@ def _pairs_csv(
             [_cell(pair.title), _cell(pair.other_title), _cell(pair.other_collection),
              "" if pair.share is None else f"{pair.share * 100:.1f}",
              "" if pair.other_share is None else f"{pair.other_share * 100:.1f}", pair.passages,
-             request.build_absolute_uri(f"{report}?source={pair.report_source}")]
+             request.build_absolute_uri(f"{report}?source={pair.report_source}"),
+             _who_copied(pair)]
         )  # fmt: skip
     return response
+
+
+def _who_copied(pair: selectors.PairView) -> str:
+    """The pair's direction in words, as its page says it."""
+    if pair.direction == "same_time":
+        return "same time: cannot tell"
+    copier, original = (pair.title, pair.other_title)
+    if pair.direction == "b_from_a":
+        copier, original = original, copier
+    return _cell(f"{copier} copied from {original}")
 
 
 def _cell(text: str) -> str:
@@ -187,9 +228,10 @@ def collection_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
         return _import(request, collection, form.cleaned_data["files"])
     uploaded = 0
     template = form.cleaned_data["template"]
+    when = form.cleaned_data["submitted_at"]
     for upload in form.cleaned_data["files"]:
         try:
-            uploaded += _upload_one(request, collection, upload.name, upload.read(), template)
+            uploaded += _upload_one(request, collection, upload.name, upload.read(), template, when)
         except services.UploadError as error:
             messages.error(request, str(error))
     if uploaded and template:
@@ -226,14 +268,29 @@ def import_retry(request: HttpRequest, import_id: int) -> HttpResponse:
 
 
 def _upload_one(
-    request: HttpRequest, collection: Collection, name: str, data: bytes, template: bool
+    request: HttpRequest,
+    collection: Collection,
+    name: str,
+    data: bytes,
+    template: bool,
+    submitted_at: datetime.datetime | None,
 ) -> int:
     """Upload one file or ZIP batch; returns how many documents were queued."""
     if not services.is_batch(name):
-        services.document_upload(collection=collection, filename=name, data=data, template=template)
+        services.document_upload(
+            collection=collection,
+            filename=name,
+            data=data,
+            template=template,
+            submitted_at=submitted_at,
+        )
         return 1
     batch = services.document_upload_batch(
-        collection=collection, filename=name, data=data, template=template
+        collection=collection,
+        filename=name,
+        data=data,
+        template=template,
+        submitted_at=submitted_at,
     )
     for path, reason in batch.skipped:
         messages.warning(request, f"{name}: skipped {path}: {reason}")
@@ -292,6 +349,22 @@ def document_recheck(request: HttpRequest, document_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+def document_submitted(request: HttpRequest, document_id: int) -> HttpResponse:
+    """Say when the document was handed in; its collection's similarities follow."""
+    document = selectors.document_get(user=request.user, document_id=document_id)
+    form = SubmittedForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Give the date and time it was handed in.")
+        return redirect("document_detail", document_id=document.id)
+    services.document_submitted_set(
+        document=document, submitted_at=form.cleaned_data["submitted_at"]
+    )
+    messages.success(request, f"{document.filename}: handed-in time saved.")
+    return redirect("document_detail", document_id=document.id)
+
+
+@login_required
+@require_POST
 def document_template(request: HttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
     template = request.POST.get("template") == "1"
@@ -331,7 +404,12 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
         state = "a template" if document.template else document.get_status_display().lower()
         messages.info(request, f"{document.filename} has no report: it is {state}.")
         return redirect("document_detail", document_id=document.id)
-    report = selectors.report_get(document=document)
+    try:
+        rules = rules_from_query(document.collection, request.GET)
+    except ValueError as error:
+        messages.error(request, f"{error} The collection's settings are shown.")
+        rules = Rules.of(document.collection)
+    report = selectors.report_get(document=document, rules=rules)
     chosen = _chosen_source(report, request.GET.get("source"))
     source = (
         None
@@ -347,6 +425,9 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
         "chosen": chosen,
         "shortened": shortened,
         "long_text": longest > LONG_TEXT,
+        "toggles": _toggles(request, rules),
+        "source_rows": _source_rows(request, report.sources, rules),
+        "copied_by_rows": _source_rows(request, report.copied_by, rules),
     }
     if chosen is not None:
         passages = chosen.passages
@@ -356,21 +437,66 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
                 "colour": number % PALETTE_SIZE,
                 "excerpt": _excerpt(document.text, passage.start, passage.end),
                 "passage": passage,
+                "reason": EXCLUSION_LABELS.get(passage.excluded or ""),
             }
             for number, passage in enumerate(passages)
         ]
+        greyed = {number for number, p in enumerate(passages) if p.excluded}
         context["left_html"] = highlight_html(
-            document.text, [(p.start, p.end) for p in passages], side="q", context=around
+            document.text,
+            [(p.start, p.end) for p in passages],
+            side="q",
+            context=around,
+            excluded=greyed,
+            muted=[(r.start, r.end) for r in report.left_out],
         )
         context["right_html"] = highlight_html(
             source.text if source else "",
             [(p.source_start, p.source_end) for p in passages],
             side="s",
             context=around,
+            excluded=greyed,
         )
     else:
         context["left_html"] = highlight_html(document.text, [], side="q", context=around)
     return render(request, "documents/report.html", context)
+
+
+# How the report page names why a passage does not count.
+EXCLUSION_LABELS = {
+    "quote": "quoted",
+    "bibliography": "reference list",
+    "small": "small match",
+    "source": "source excluded",
+}
+
+
+def _toggles(request: HttpRequest, rules: Rules) -> dict[str, object]:
+    """The report's exclusion toggles as its form shows them, and the query string that
+    keeps them on the page's links (a chosen source, the whole text)."""
+    kept = request.GET.copy()
+    for name in ("source", "full"):
+        kept.pop(name, None)
+    return {
+        "rules": rules,
+        "query": kept.urlencode(),
+        "sources": ",".join(str(source) for source in rules.excluded_sources),
+    }
+
+
+def _source_rows(
+    request: HttpRequest, sources: tuple[selectors.SourceView, ...], rules: Rules
+) -> list[dict[str, object]]:
+    """The report's sources with the query that excludes each from the report (or takes it
+    back), the other toggles kept."""
+    rows = []
+    for source in sources:
+        query = request.GET.copy()
+        query.pop("source", None)
+        left_out = set(rules.sources) ^ {source.document}
+        query["exclude_source"] = ",".join(str(number) for number in sorted(left_out))
+        rows.append({"source": source, "toggle": query.urlencode()})
+    return rows
 
 
 def _excerpt(text: str, start: int, end: int, length: int = 40) -> str:
@@ -379,7 +505,7 @@ def _excerpt(text: str, start: int, end: int, length: int = 40) -> str:
 
 
 def _chosen_source(report: selectors.Report, wanted: str | None) -> selectors.SourceView | None:
-    for source in report.sources:
+    for source in (*report.sources, *report.copied_by):
         if wanted and str(source.document) == wanted:
             return source
     return report.sources[0] if report.sources else None

@@ -8,6 +8,7 @@ members and non-document files are listed as skipped with the reason, never read
 
 from __future__ import annotations
 
+import datetime
 import io
 import posixpath
 import stat
@@ -76,7 +77,19 @@ def _members(
                 "ZIP archive expands to more than "
                 f"{size_text(limits.max_uncompressed_bytes)} (ZIP bomb?)"
             )
-        yield ArchiveMember(path=path, folder=posixpath.dirname(path), data=content)
+        yield ArchiveMember(
+            path=path, folder=posixpath.dirname(path), data=content, modified=_modified(info)
+        )
+
+
+def _modified(info: zipfile.ZipInfo) -> datetime.datetime | None:
+    """The member's recorded time; None for the DOS epoch (tools that write no time)."""
+    if info.date_time[:3] <= (1980, 1, 1):
+        return None
+    try:
+        return datetime.datetime(*info.date_time)
+    except ValueError:  # a month 0 or a 31 February in a hand-made archive
+        return None
 
 
 def member_path(info: zipfile.ZipInfo) -> str:

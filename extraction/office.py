@@ -20,7 +20,7 @@ from lxml import etree
 from .errors import CorruptFile, MismatchedFormat, UnsafeArchive, size_text
 from .layout import paragraphs
 from .results import DEFAULT_LIMITS, Extracted, Limits
-from .wordml import W, blocks
+from .wordml import W, blocks, quote_paragraphs
 
 _NOTE_PARTS = (("word/footnotes.xml", "footnote"), ("word/endnotes.xml", "endnote"))
 _CORRUPT = "file is corrupt or truncated (the DOCX could not be read)"
@@ -35,6 +35,7 @@ def extract_docx(data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> Extracted:
         notes = [note for part, tag in _NOTE_PARTS for note in _notes(package, part, tag)]
         furniture = _headers_and_footers(document)
         title = document.core_properties.title or None
+        quoted = quote_paragraphs(document.element.body, document.styles.element)
     except (
         PackageNotFoundError,
         KeyError,
@@ -46,7 +47,11 @@ def extract_docx(data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> Extracted:
     ) as error:
         raise CorruptFile(_CORRUPT) from error
     return Extracted(
-        text=paragraphs(body + notes), format="docx", title=title, excluded=tuple(furniture)
+        text=paragraphs(body + notes),
+        format="docx",
+        title=title,
+        excluded=tuple(furniture),
+        block_quotes=tuple(" ".join(text.split()) for text in quoted if text.strip()),
     )
 
 

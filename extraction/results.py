@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 
 MB = 1024 * 1024
@@ -39,6 +40,8 @@ class Extracted:
     warnings: non-fatal problems worth showing (e.g. "some PDF pages have no text layer").
     excluded: text blocks deliberately left out of `text` (DOCX headers/footers), so a caller
         can show what was not checked.
+    block_quotes: blocks of `text` the file sets as quotations (DOCX "Quote" paragraphs,
+        HTML <blockquote>), each as it stands as a line of `text` (`citations.find_citations`).
     """
 
     text: str
@@ -47,6 +50,7 @@ class Extracted:
     title: str | None = None
     warnings: tuple[str, ...] = ()
     excluded: tuple[str, ...] = ()
+    block_quotes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -56,11 +60,14 @@ class ArchiveMember:
     path: the member's full path inside the archive ("/"-separated, never absolute, no "..").
     folder: its folder ("" at the top level), kept as metadata for the batch.
     data: the uncompressed bytes, ready for `extract(path, data)`.
+    modified: its modification time as the archive records it (local time of the machine
+        that made it, no time zone, to 2 seconds), None when unset (1980-01-01).
     """
 
     path: str
     folder: str
     data: bytes
+    modified: datetime.datetime | None = None
 
 
 @dataclass(frozen=True)

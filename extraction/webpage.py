@@ -44,19 +44,43 @@ def declared_charset(data: bytes) -> str | None:
 def extract_html(data: bytes) -> Extracted:
     """Main-content text of an HTML page, with its title and detected encoding."""
     source, encoding, warnings = decode(data, declared=declared_charset(data))
-    text = main_text(source)
+    main = _main_xml(source)
+    text, quoted = "", []
+    if main is not None:
+        text = paragraphs(list(_block_lines(main)))
+        quoted = [line for quote in main.iter("quote") for line in _block_lines(quote)]
     if not text:
         text = densest_block_text(source)
         warnings += ("main content not recognised: the page's largest text block was kept",)
+        quoted = _blockquote_lines(source)
     if not text:
         raise NoTextFound("the page holds no visible text")
     return Extracted(
-        text=text, format="html", encoding=encoding, title=page_title(source), warnings=warnings
+        text=text,
+        format="html",
+        encoding=encoding,
+        title=page_title(source),
+        warnings=warnings,
+        block_quotes=tuple(" ".join(line.split()) for line in quoted if line.strip()),
     )
 
 
 def main_text(source: str) -> str:
-    """trafilatura's main content as lines, link-dominated lines dropped ("" if none).
+    """trafilatura's main content as lines, link-dominated lines dropped ("" if none)."""
+    main = _main_xml(source)
+    return paragraphs(list(_block_lines(main))) if main is not None else ""
+
+
+def _blockquote_lines(source: str) -> list[str]:
+    """The lines of the page's <blockquote> elements (the fallback reader's quotations)."""
+    root = _clean_tree(source)
+    if root is None:
+        return []
+    return [line for quote in root.iter("blockquote") for line in _block_text(quote).split("\n")]
+
+
+def _main_xml(source: str) -> etree._Element | None:
+    """trafilatura's main content as XML (None when it finds none).
 
     trafilatura's XML output keeps the block structure (paragraphs, headings, list items, table
     cells) and the links; each block becomes one line, and a line whose visible characters are
@@ -71,10 +95,10 @@ def main_text(source: str) -> str:
         favor_precision=True,
     )
     if not xml:
-        return ""
+        return None
     root = etree.fromstring(xml.encode("utf-8"))
     main = root.find("main")
-    return paragraphs(list(_block_lines(main if main is not None else root)))
+    return main if main is not None else root
 
 
 def _block_lines(block: etree._Element) -> Iterator[str]:

@@ -41,6 +41,30 @@ def blocks(container: etree._Element) -> Iterator[str]:
             yield from blocks(child)
 
 
+# Paragraph styles that set a quotation: Word's built-in "Quote", "Intense Quote" and "Block
+# Text" (stored under their English names in every UI language) and custom ones named so.
+_QUOTE_STYLE_NAMES = ("quote", "block text", "blockquote", "引用", "引文")
+
+
+def quote_paragraphs(body: etree._Element, styles: etree._Element | None) -> list[str]:
+    """The texts of the body's paragraphs set in a quotation style."""
+    names = {}
+    if styles is not None:
+        for style in styles.iter(f"{W}style"):
+            name = style.find(f"{W}name")
+            names[style.get(f"{W}styleId")] = name.get(f"{W}val") if name is not None else ""
+    quoted: list[str] = []
+    for paragraph in body.iter(_PARAGRAPH):
+        style = paragraph.find(f"{W}pPr/{W}pStyle")
+        if style is None:
+            continue
+        style_id = style.get(f"{W}val") or ""
+        label = f"{style_id} {names.get(style_id) or ''}".lower()
+        if any(word in label for word in _QUOTE_STYLE_NAMES):
+            quoted.append(paragraph_text(paragraph)[0])
+    return quoted
+
+
 def paragraph_text(paragraph: etree._Element) -> tuple[str, list[etree._Element]]:
     """The paragraph's visible text and the text boxes anchored in it (read separately)."""
     parts: list[str] = []

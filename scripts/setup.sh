@@ -11,9 +11,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # Debian packages the product needs at run and test time (and to build wheels if a pinned
 # package has none for this Python). wordnet-sense-index: NLTK's reader opens index.sense.
 # Fonts are only Recommends of chromium (not installed with --no-install-recommends); the
-# CJK one lets headless Chromium lay out Chinese text instead of empty boxes.
+# CJK one lets headless Chromium lay out Chinese text instead of empty boxes. The evidence
+# report's PDF (WeasyPrint) needs Pango and fonts-noto-cjk for its Chinese text; its tests
+# read the PDF back with poppler-utils' pdftotext.
 SYSTEM_PACKAGES=(make build-essential python3 python3-venv python3-dev postgresql redis-server redis-tools wordnet-base wordnet-sense-index chromium chromium-driver
-    fonts-liberation fonts-wqy-zenhei)
+    fonts-liberation fonts-wqy-zenhei libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk poppler-utils)
 
 VENV="$ROOT/.venv"
 VENV_STAMP="$VENV/.requirements.sha256"

@@ -15,13 +15,24 @@ from documents.services.deletion import (
     collections_delete_resume,
     document_delete,
 )
-from documents.services.errors import CollectionError, ImportRefused, TemplateError, UploadError
+from documents.services.errors import (
+    CollectionError,
+    DocumentError,
+    ImportRefused,
+    TemplateError,
+    UploadError,
+)
 from documents.services.pipeline import analysis_fields, document_process
 from documents.services.requeue import (
     document_enqueue,
     document_recheck,
     documents_reanalyze,
     documents_resume,
+)
+from documents.services.scoring import (
+    collection_exclusions_set,
+    collection_similarity_refresh,
+    document_submitted_set,
 )
 from documents.services.uploads import (
     BatchUpload,
@@ -38,6 +49,7 @@ from documents.services.uploads import (
 __all__ = [
     "BatchUpload",
     "CollectionError",
+    "DocumentError",
     "ImportRefused",
     "TemplateError",
     "UploadError",
@@ -45,15 +57,18 @@ __all__ = [
     "collection_archives_set",
     "collection_create",
     "collection_delete",
+    "collection_exclusions_set",
     "collection_open",
     "collection_purge",
     "collection_recheck",
+    "collection_similarity_refresh",
     "collection_update",
     "collections_delete_resume",
     "document_delete",
     "document_enqueue",
     "document_process",
     "document_recheck",
+    "document_submitted_set",
     "document_template_set",
     "document_upload",
     "document_upload_batch",

@@ -24,3 +24,7 @@ class ImportRefused(UploadError):
 
 class CollectionError(AppError):
     """A collection's settings are refused (no name, an unknown kind)."""
+
+
+class DocumentError(AppError):
+    """A document's settings are refused (a submission time without a time zone)."""

@@ -10,6 +10,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 
 from detection import Passage, coverage
+from documents import exclusions
 from documents.models import Collection, Document, Match, MatchPassage
 from documents.services.locks import lock_collection, lock_document
 
@@ -157,19 +158,56 @@ def _mirror(passage: Passage, document_id: int) -> Passage:
 
 
 def similarity_refresh(document: Document) -> None:
-    """Overall similarity: the share of the document's text covered by any source.
+    """The similarity of each of the document's matches and its overall similarity under its
+    collection's exclusions (`documents.exclusions`): the share of its text covered by passages
+    that count, overall only from sources that count (archives, and documents of its
+    collection not submitted after it).
 
-    Two single-table reads, not a join: with the statistics of match tables vacuumed while
+    Single-table reads, not a join: with the statistics of match tables vacuumed while
     empty (reltuples 0: a new installation, or the tests) PostgreSQL expects one row on each
     side and joined them with a nested loop reading every match for every passage, once for
     each document of a batch (a batch of 60 in one transaction took over 10 minutes)."""
-    sources = dict(Match.objects.filter(document=document).values_list("id", "source_id"))
-    rows = MatchPassage.objects.filter(match_id__in=list(sources)).values_list(
+    matches = {
+        row[0]: row[1:]
+        for row in Match.objects.filter(document=document).values_list(
+            "id", "source_id", "similarity"
+        )
+    }
+    sources = {
+        row[0]: row[1:]
+        for row in Document.objects.filter(id__in=[m[0] for m in matches.values()]).values_list(
+            "id", "collection_id", "submitted_at"
+        )
+    }
+    rows = MatchPassage.objects.filter(match_id__in=list(matches)).values_list(
         "match_id", "start", "end", "source_start", "source_end", "score"
     )
-    passages = [
-        Passage(source=sources[m], start=s, end=e, source_start=ss, source_end=se, score=sc)
-        for m, s, e, ss, se, sc in (rows if sources else ())
-    ]
-    value = coverage(len(document.text), passages) if document.text else 0.0
+    by_match: dict[int, list[Passage]] = defaultdict(list)
+    for m, s, e, ss, se, sc in rows if matches else ():
+        by_match[m].append(Passage(matches[m][0], s, e, ss, se, sc))
+    rules = exclusions.Rules.of(document.collection)
+    citations = exclusions.citations_of(document)
+    left_out = rules.ranges(citations)
+    length = len(document.text)
+    counted_overall: list[Passage] = []
+    changed: list[Match] = []
+    for match_id, (source, stored) in matches.items():
+        collection_id, submitted = sources[source]
+        counted = [
+            p
+            for p in by_match[match_id]
+            if exclusions.passage_excluded(
+                p, source=source, text=document.text, citations=citations, rules=rules
+            )
+            is None
+        ]
+        share = exclusions.counted_share(length, counted, left_out)
+        if share != stored:
+            changed.append(Match(id=match_id, similarity=share))
+        if exclusions.counts_towards(
+            document=document, source_collection=collection_id, source_submitted=submitted
+        ):
+            counted_overall += counted
+    Match.objects.bulk_update(changed, ["similarity"])
+    value = exclusions.counted_share(length, counted_overall, left_out)
     Document.objects.filter(id=document.id).update(similarity=value)

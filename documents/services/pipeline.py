@@ -22,6 +22,7 @@ from documents.services.locks import DocumentGone, lock_document
 from documents.services.matches import matches_replace, snapshot
 from documents.services.requeue import copiers_requeue, document_recheck, recheck_after_template
 from documents.sources import SourceTexts, SpanRecorder
+from extraction.citations import find_citations
 
 logger = logging.getLogger(__name__)
 
@@ -225,8 +226,10 @@ def _index_replace(
             Document.objects.filter(id=document.id).exclude(Q(text="") | Q(text=page.text)).exists()
         )
         index.remove(document.id)
+        citations = find_citations(page.text, page.block_quotes).as_json()
         Document.objects.filter(id=document.id).update(
             text=page.text,
+            citations=citations,
             **analysis_fields(analysis),
             warnings=list(page.warnings),
             site=page.site,
@@ -234,7 +237,7 @@ def _index_replace(
             **boilerplate.page_keys(page),
             indexed_xid=RawSQL("pg_current_xact_id()::text::bigint", []),
         )
-        document.text = page.text
+        document.text, document.citations = page.text, citations
         index.add(document.id, analysis)
     return changed
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import logging
 import posixpath
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import connection, transaction
+from django.utils import timezone
 
 from documents.models import Collection, Document
 from documents.services.errors import TemplateError, UploadError
@@ -41,10 +43,12 @@ def document_upload(
     folder: str = "",
     enqueue: bool = True,
     template: bool = False,
+    submitted_at: datetime.datetime | None = None,
 ) -> Document:
     """Store the original file and queue its processing once the row is committed
     (`enqueue=False`: the caller runs `document_process` itself). A `template` is text every
-    submission was given: never checked, and left out of the other documents' checks."""
+    submission was given: never checked, and left out of the other documents' checks.
+    `submitted_at`: when the student handed it in (None: now)."""
     filename = file_name(filename)
     if template:
         _template_allowed(collection)
@@ -58,6 +62,7 @@ def document_upload(
             size=len(data),
             checksum=hashlib.sha256(data).hexdigest(),
             template=template,
+            submitted_at=submitted_at or timezone.now(),
         )
         document.original.save(filename, ContentFile(data), save=False)
         document.save()
@@ -67,9 +72,16 @@ def document_upload(
 
 
 def document_upload_batch(
-    *, collection: Collection, filename: str, data: bytes, template: bool = False
+    *,
+    collection: Collection,
+    filename: str,
+    data: bytes,
+    template: bool = False,
+    submitted_at: datetime.datetime | None = None,
 ) -> BatchUpload:
-    """Unpack a ZIP batch into documents, keeping each member's folder as metadata."""
+    """Unpack a ZIP batch into documents, keeping each member's folder as metadata. Each is
+    submitted at `submitted_at` when given, else at the member's own modification time
+    (read in the server's time zone: the archive records none), else now."""
     if template:
         _template_allowed(collection)
     size_allowed(filename, data)
@@ -83,7 +95,7 @@ def document_upload_batch(
                     skipped.append((member.path, _reason(member.reason)))
                     continue
                 try:
-                    documents.append(_member_upload(collection, member, template))
+                    documents.append(_member_upload(collection, member, template, submitted_at))
                 except UploadError as error:
                     skipped.append((member.path, _reason(str(error), member.path)))
     except ExtractionError as error:
@@ -154,13 +166,21 @@ def collection_open(collection: Collection) -> None:
     raise UploadError(f"The collection {collection.name!r} is being deleted or no longer exists.")
 
 
-def _member_upload(collection: Collection, member: ArchiveMember, template: bool) -> Document:
+def _member_upload(
+    collection: Collection,
+    member: ArchiveMember,
+    template: bool,
+    submitted_at: datetime.datetime | None,
+) -> Document:
+    if submitted_at is None and member.modified is not None:
+        submitted_at = timezone.make_aware(member.modified)
     return document_upload(
         collection=collection,
         filename=posixpath.basename(member.path),
         data=member.data,
         folder=member.folder,
         template=template,
+        submitted_at=submitted_at,
     )
 
 

@@ -93,6 +93,7 @@ def test_status_of_a_queued_document(api, collection):
     assert response.json() == {
         "id": document.id, "template": False, "status": "queued", "status_label": "Queued",
         "progress": 0, "error": "", "warnings": [],
+        "submitted_at": document.submitted_at.isoformat().replace("+00:00", "Z"),
     }  # fmt: skip
 
 
@@ -112,7 +113,7 @@ def test_report_lists_sources_with_offsets_into_the_texts(api, collection):
     assert (entry["document"], entry["title"]) == (source.id, "zh_source.txt")
     assert entry["collection"] == collection.name
     [passage] = entry["passages"]
-    assert set(passage) == {"start", "end", "source_start", "source_end", "score"}
+    assert set(passage) == {"start", "end", "source_start", "source_end", "score", "excluded"}
     text = api.get(f"/api/documents/{suspicious.id}/text/").content.decode()
     source_text = api.get(f"/api/documents/{source.id}/text/").content.decode()
     copied = text[passage["start"] : passage["end"]]

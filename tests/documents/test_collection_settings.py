@@ -189,7 +189,10 @@ def test_strangers_cannot_rename_or_delete(client, stranger, assignment):
 def test_the_api_renames_and_deletes(api, assignment, deletions):
     assert api.get(f"/api/collections/{assignment.id}/").json()["name"] == "Essay 1"
     answer = api.patch(f"/api/collections/{assignment.id}/", {"kind": "archive"}, format="json")
-    assert answer.json() == {"id": assignment.id, "name": "Essay 1", "kind": "archive"}
+    assert answer.json() == {
+        "id": assignment.id, "name": "Essay 1", "kind": "archive",
+        "exclude_quotes": True, "exclude_bibliography": True, "min_match_words": 8,
+    }  # fmt: skip
     bad = api.patch(f"/api/collections/{assignment.id}/", {"name": "  "}, format="json")
     assert bad.status_code == 400
     with deletions.capture(execute=True):

@@ -99,3 +99,12 @@ def test_without_context_the_whole_text_is_kept():
     text = "a" * 5000 + "COPIED"
     html = str(highlight_html(text, [(5000, 5006)], side="q"))
     assert "gap" not in html and html.startswith("a" * 5000)
+
+
+def test_excluded_passages_and_muted_text_inside_a_passage_are_greyed():
+    text = "copied “quoted” copied. own text. small"
+    html = highlight_html(text, [(0, 23), (34, 39)], side="q", excluded={1}, muted=[(7, 15)])
+    greyed = re.findall(r'<mark class="c\d excluded"[^>]*>([^<]*)</mark>', html)
+    assert greyed == ["“quoted”", "small"]
+    assert marks_of(html, 0) == ["copied ", "“quoted”", " copied."]
+    assert ids(html) == ["q-0", "q-1"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 from django.forms.models import model_to_dict
 
@@ -16,6 +18,8 @@ FIELDS = dict(
     similarity=None, sentence_starts=[0, 10], sentence_ends=[9, 16],
     warnings=['a "quoted" note', {"nested": [1, None]}], site="example.com",
     boilerplate_lines=["\\ back", "tab\there"],
+    citations={"quote": [[0, 4]], "bibliography": []},
+    submitted_at=datetime.datetime(2026, 9, 1, 16, 20, tzinfo=datetime.UTC),
 )  # fmt: skip
 
 
