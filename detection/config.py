@@ -68,6 +68,32 @@ class DetectorConfig:
             sentence continuing the passage's source side (within ``max_source_gap``) and their
             Jaccard reaches ``extension_threshold``. Such pairs never start a passage. None:
             passages are not extended.
+
+    Disguised copies (:mod:`detection.disguise`; Sanchez-Perez et al., PAN 2014):
+        disguise: run the bag-of-words stage on every candidate source (False: Low-IDF-Sig
+            passages only).
+        candidate_pairs: a source is a candidate when it has a Low-IDF-Sig passage or at least
+            this many sentence pairs (edge pairs included) with the query.
+        min_unit_terms: a sentence with fewer terms is annexed to the next one.
+        seed_cosine / seed_dice: a seed is a unit pair above both (tf-isf cosine, Dice).
+        fragment_gap: units tolerated between seeds on either side of a fragment at first;
+            least_gap: the smallest gap validation may shrink it to.
+        fragment_cosine: a fragment's joined units must be more alike than this.
+        summary_seed / summary_gap / summary_cosine / summary_ratio: summary mode's seed
+            threshold (cosine and Dice), source gap and fragment threshold, and how many times
+            more source than query characters its fragments must cover for the pair to be a
+            summary.
+        summary_rival: an ordinary fragment at least this similar and shorter than
+            summary_ratio on the source side vetoes summary mode (a paraphrase).
+        summary_sources / summary_units: a summary fragment seeds at least this many source
+            units and spans at least this many query units (a summary condenses a span into a
+            few sentences; one sentence against a long span is an accident).
+        min_fragment_chars: shorter fragments (on either side) are dropped.
+        verbatim_ratio: a passage whose term sequences agree at least this much is verbatim.
+        verbatim_chars: a pair with a verbatim Low-IDF-Sig passage this long is a verbatim
+            copy: its Low-IDF-Sig passages are its passages.
+        border_slack: a disguised passage moves a word-exact border of a Low-IDF-Sig passage
+            it overlaps only when it reaches further by at least this many characters.
     """
 
     chain_length: int = 1
@@ -94,6 +120,25 @@ class DetectorConfig:
     min_single_mass: float = 20.0
     extension_threshold: float | None = 0.1
     extension_gap: int = 1
+    disguise: bool = True
+    candidate_pairs: int = 3
+    min_unit_terms: int = 3
+    seed_cosine: float = 0.33
+    seed_dice: float = 0.33
+    fragment_gap: int = 4
+    least_gap: int = 0
+    fragment_cosine: float = 0.34
+    summary_seed: float = 0.2
+    summary_gap: int = 24
+    summary_cosine: float = 0.3
+    summary_ratio: float = 3.0
+    summary_rival: float = 0.6
+    summary_sources: int = 4
+    summary_units: int = 3
+    min_fragment_chars: int = 150
+    verbatim_ratio: float = 0.8
+    verbatim_chars: int = 256
+    border_slack: int = 50
 
     def __post_init__(self) -> None:
         if min(self.chain_length, self.han_chain_length, self.antecedents) < 0 or (

@@ -19,13 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-from detection.align import Alignment
 from detection.config import DEFAULT_CONFIG, DetectorConfig
-from detection.detector import analyze, detect_alignments
+from detection.detector import SourceViews, analyze, detect_alignments, detect_with_sources
 from detection.errors import DetectionError
 from detection.index import MemoryIndex
 from detection.model import Passage
-from detection.refine import WordView, refine_alignments, word_view
 
 __all__ = ["read_pairs", "read_text", "passages_xml", "run_pan", "PanRun"]
 
@@ -78,28 +76,6 @@ def output_name(suspicious: str, source: str) -> str:
     return f"{Path(suspicious).stem}-{Path(source).stem}.xml"
 
 
-def _refined(
-    text: str,
-    alignments: list[Alignment],
-    views: dict[int, WordView],
-    source_dir: Path,
-    sources: list[str],
-    config: DetectorConfig,
-) -> list[Passage]:
-    """Word-exact borders (:mod:`detection.refine`); source word views are cached."""
-    if not alignments:
-        return []
-    for source in {a.passage.source for a in alignments} - views.keys():
-        views[source] = word_view(read_text(source_dir / sources[source]))
-    return refine_alignments(
-        word_view(text),
-        views,
-        alignments,
-        join_chars=config.join_chars,
-        min_chars=config.min_single_chars,
-    )
-
-
 def _index_sources(
     source_dir: Path, sources: list[str], config: DetectorConfig
 ) -> tuple[MemoryIndex, int, int]:
@@ -125,6 +101,9 @@ def run_pan(
 ) -> PanRun:
     """Detect every pair of ``pairs_file`` and write the PAN XML files into ``out_dir``.
 
+    With ``refine`` (default) each suspicious document goes through
+    :func:`detection.detector.detect_with_sources`, the function behind the app's
+    :func:`detection.detector.detect_refined`: word-level borders and disguised copies.
     ``refine=False`` keeps the sentence borders of :func:`detection.detect` (what the app
     stores when it does not refine), for comparison.
     """
@@ -136,18 +115,18 @@ def run_pan(
     for suspicious, source in pairs:
         wanted[suspicious].add(source)
     out_dir.mkdir(parents=True, exist_ok=True)
-    views: dict[int, WordView] = {}
+    views = SourceViews(lambda number: read_text(source_dir / sources[number]), config)
     for suspicious, its_sources in sorted(wanted.items()):
         text = read_text(suspicious_dir / suspicious)
         characters += len(text)
         size += (suspicious_dir / suspicious).stat().st_size
         ids = {source_ids[name] for name in its_sources}
-        alignments = detect_alignments(analyze(text, config), index, config=config)
-        found = [a for a in alignments if a.passage.source in ids]
+        analysis = analyze(text, config)
         if refine:
-            passages = _refined(text, found, views, source_dir, sources, config)
+            passages = detect_with_sources(text, analysis, index, views, within=ids, config=config)
         else:
-            passages = [a.passage for a in found]
+            found = detect_alignments(analysis, index, config=config)
+            passages = [a.passage for a in found if a.passage.source in ids]
         for name in its_sources:
             mine = [p for p in passages if p.source == source_ids[name]]
             target = out_dir / output_name(suspicious, name)
