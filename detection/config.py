@@ -88,10 +88,10 @@ class DetectorConfig:
         summary_sources / summary_units: a summary fragment seeds at least this many source
             units and spans at least this many query units (a summary condenses a span into a
             few sentences; one sentence against a long span is an accident).
-        min_fragment_chars: shorter fragments (on either side) are dropped.
+        min_fragment_terms: fragments with fewer terms on either side are dropped.
         verbatim_ratio: a passage whose term sequences agree at least this much is verbatim.
-        verbatim_chars: a pair with a verbatim Low-IDF-Sig passage this long is a verbatim
-            copy: its Low-IDF-Sig passages are its passages.
+        verbatim_terms: a pair with a verbatim Low-IDF-Sig passage of this many terms is a
+            verbatim copy: its Low-IDF-Sig passages are its passages.
         border_slack: a disguised passage moves a word-exact border of a Low-IDF-Sig passage
             it overlaps only when it reaches further by at least this many characters.
     """
@@ -135,9 +135,9 @@ class DetectorConfig:
     summary_rival: float = 0.6
     summary_sources: int = 4
     summary_units: int = 3
-    min_fragment_chars: int = 150
+    min_fragment_terms: int = 12
     verbatim_ratio: float = 0.8
-    verbatim_chars: int = 256
+    verbatim_terms: int = 25
     border_slack: int = 50
 
     def __post_init__(self) -> None:

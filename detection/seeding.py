@@ -26,7 +26,7 @@ import numpy as np
 from scipy import sparse
 
 from detection.lexicon import terms
-from detection.normalize import normalize_with_offsets, original_spans
+from detection.normalize import normalized_once, original_spans
 from detection.sentences import EnglishSplitter, split_sentences
 from detection.words import sentence_words
 
@@ -63,7 +63,7 @@ def text_units(
     text: str, *, min_terms: int, max_chars: int = 300, english: EnglishSplitter = "punkt"
 ) -> Units:
     """The sentence units of ``text`` with their terms (see the module docstring)."""
-    normalized, offsets = normalize_with_offsets(text)
+    normalized, offsets = normalized_once(text)
     spans = split_sentences(normalized, max_chars=max_chars, english=english)
     words, bounds, kept = sentence_words(normalized, spans)
     kept_spans = original_spans(offsets, [spans[number] for number in kept])
