@@ -83,11 +83,11 @@ class DetectorConfig:
             threshold (cosine and Dice), source gap and fragment threshold, and how many times
             more source than query characters its fragments must cover for the pair to be a
             summary.
-        summary_rival: an ordinary fragment at least this similar and shorter than
-            summary_ratio on the source side vetoes summary mode (a paraphrase).
         summary_sources / summary_units: a summary fragment seeds at least this many source
             units and spans at least this many query units (a summary condenses a span into a
             few sentences; one sentence against a long span is an accident).
+        summary_stride: the median source step between consecutive summary sentences must
+            reach this many units (a copy read in order steps by about one).
         min_fragment_terms: fragments with fewer terms on either side are dropped.
         verbatim_ratio: a passage whose term sequences agree at least this much is verbatim.
         verbatim_terms: a pair with a verbatim Low-IDF-Sig passage of this many terms is a
@@ -132,9 +132,9 @@ class DetectorConfig:
     summary_gap: int = 24
     summary_cosine: float = 0.3
     summary_ratio: float = 3.0
-    summary_rival: float = 0.6
     summary_sources: int = 4
     summary_units: int = 3
+    summary_stride: float = 2.0
     min_fragment_terms: int = 12
     verbatim_ratio: float = 0.8
     verbatim_terms: int = 25

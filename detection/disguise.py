@@ -6,9 +6,12 @@ the two texts are compared as bags of normalised terms (:mod:`detection.seeding`
 extended into fragments with gaps that adapt to the pair (:mod:`detection.extension`), and
 
 - summary mode: a summary condenses a long source span into a short passage, so its seeds
-  lie far apart on the source side.  The seeds are extended a second time with the wide
-  ``summary_gap``; when the fragments found so cover at least ``summary_ratio`` times more
-  source than query characters, the pair is a summary and those fragments are taken;
+  lie far apart on the source side.  Looser seeds (``summary_seed``) are extended a second
+  time with the wide ``summary_gap`` on the source side and joined on the query side; when
+  the fragments found so cover at least ``summary_ratio`` times more source than query
+  characters and consecutive summary sentences step far through the source (median step at
+  least ``summary_stride`` units, where a copy read in order steps by one), the pair is a
+  summary and those fragments are taken;
 - filtering: fragments shorter than ``min_fragment_terms`` on either side are dropped;
 - kinds: a passage whose term sequences agree almost entirely (difflib ratio at least
   ``verbatim_ratio``) is ``verbatim``, a passage of summary mode ``summary``, any other
@@ -128,23 +131,17 @@ def _summary_fragments(
     return found if _is_summary(found, query, source, config.summary_ratio) else []
 
 
-def _explained(
-    condensed: Sequence[Fragment],
-    fragments: Sequence[Fragment],
-    query: Units,
-    source: Units,
-    config: DetectorConfig,
-) -> bool:
-    """Whether an ordinary fragment explains a summary fragment's query side: one of about
-    its own length on both sides (less than ``summary_ratio``) and at least
-    ``summary_rival`` similar is a paraphrase, which the wide source gap only blurs."""
-    for c in condensed:
-        for f in fragments:
-            if f.query[0] <= c.query[1] and c.query[0] <= f.query[1]:
-                ratio = _length(source.chars(*f.source)) / _length(query.chars(*f.query))
-                if ratio < config.summary_ratio and f.similarity >= config.summary_rival:
-                    return True
-    return False
+def _stride(fragment: Fragment) -> float:
+    """Median source distance between the best seeds of consecutive seeded query units: about
+    1 for a copy read in order (paraphrase, translation), large for a summary, whose sentences
+    each condense a different stretch of the source."""
+    best: dict[int, Seed] = {}
+    for seed in fragment.seeds:
+        if seed.query not in best or seed.cosine > best[seed.query].cosine:
+            best[seed.query] = seed
+    ordered = [best[q].source for q in sorted(best)]
+    steps = sorted(abs(b - a) for a, b in zip(ordered, ordered[1:], strict=False))
+    return float(steps[len(steps) // 2]) if steps else 0.0
 
 
 def align_units(
@@ -157,7 +154,7 @@ def align_units(
     least = config.min_fragment_terms
     fragments = [f for f in fragments if _long_enough(f, query, source, least)]
     condensed = _summary_fragments(space, query, source, config)
-    summary = bool(condensed) and not _explained(condensed, fragments, query, source, config)
+    summary = bool(condensed) and all(_stride(f) >= config.summary_stride for f in condensed)
     if summary:
         fragments = condensed
     passages = []
@@ -176,12 +173,12 @@ def align_units(
     return passages
 
 
-def _overlap(a: Passage, b: Passage) -> bool:
-    return (
-        a.start < b.end
-        and b.start < a.end
-        and a.source_start < b.source_end
-        and b.source_start < a.source_end
+def _overlap(a: Passage, b: Passage, query_only: bool) -> bool:
+    """Whether ``a`` and ``b`` overlap on both sides (on the query side: a summary takes in
+    the exact pieces of its sentences wherever in its source they are)."""
+    on_query = a.start < b.end and b.start < a.end
+    return on_query and (
+        query_only or (a.source_start < b.source_end and b.source_start < a.source_end)
     )
 
 
@@ -236,7 +233,7 @@ def merge_passages(
         return sorted(exact)
     kept = list(exact)
     for passage in sorted(disguised, key=lambda p: (-(p.end - p.start), p.start)):
-        inside = [k for k in kept if _overlap(passage, k)]
+        inside = [k for k in kept if _overlap(passage, k, passage.kind == "summary")]
         if inside:
             kept = [k for k in kept if k not in inside]
             passage = _union(passage, inside, least)
