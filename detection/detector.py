@@ -14,7 +14,7 @@ from detection.features import feature_model
 from detection.index import MemoryIndex, SentenceIndex
 from detection.language import detect_language
 from detection.model import DocumentAnalysis, Passage, SentenceRecord
-from detection.normalize import normalize_with_offsets, original_spans
+from detection.normalize import normalized_once, original_spans
 from detection.refine import WordView, refine_alignments, word_view
 from detection.scoring import SentencePair, copied_pairs
 from detection.seeding import Units, text_units
@@ -40,7 +40,7 @@ def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnaly
     if not isinstance(text, str):
         raise DetectionError(f"analyze() needs the document text as str, got {type(text)!r}")
     model = feature_model(config)
-    normalized, offsets = normalize_with_offsets(text)
+    normalized, offsets = normalized_once(text)
     spans = split_sentences(
         normalized, max_chars=config.max_sentence_chars, english=config.english_splitter
     )

@@ -100,7 +100,20 @@ def term(word: str) -> str | None:
     return _stem(word.replace("’", "'").split("'")[0])
 
 
+_MEMO: dict[str, str] = {}  # word → term, "" for a stop word
+_MEMO_LIMIT: Final = 1 << 19
+
+
 def terms(words: list[str]) -> list[str]:
     """The terms of ``words`` in order, stop words left out."""
-    found = (term(w) for w in words)
-    return [t for t in found if t]
+    memo = _MEMO
+    if len(memo) > _MEMO_LIMIT:
+        memo.clear()
+    found: list[str] = []
+    for word in words:
+        normal = memo.get(word)
+        if normal is None:
+            normal = memo[word] = term(word) or ""
+        if normal:
+            found.append(normal)
+    return found

@@ -102,10 +102,19 @@ class PairSpace:
     def fragment_cosine(self, query: Span, source: Span) -> float:
         """Cosine of the summed vectors of query units ``query`` and source units ``source``
         (inclusive ranges): how alike the two joined fragments are."""
-        a = np.asarray(self.query[query[0] : query[1] + 1].sum(axis=0)).ravel()
-        b = np.asarray(self.source[source[0] : source[1] + 1].sum(axis=0)).ravel()
+        a = _summed_rows(self.query, query)
+        b = _summed_rows(self.source, source)
         norm = float(np.linalg.norm(a) * np.linalg.norm(b))
         return float(a @ b) / norm if norm else 0.0
+
+
+def _summed_rows(matrix: sparse.csr_matrix, rows: Span) -> np.ndarray:
+    """Sum of rows ``rows[0]..rows[1]`` of a CSR matrix as a dense vector (read from its
+    arrays: slicing would build a new sparse matrix for every fragment)."""
+    first, last = matrix.indptr[rows[0]], matrix.indptr[rows[1] + 1]
+    return np.bincount(
+        matrix.indices[first:last], weights=matrix.data[first:last], minlength=matrix.shape[1]
+    )
 
 
 def _counts(
@@ -144,7 +153,9 @@ def pair_space(query: Units, source: Units) -> PairSpace:
     sets_source = (tf_source > 0).astype(np.float64)
     held = np.asarray(sets_query.sum(axis=0)).ravel() + np.asarray(sets_source.sum(axis=0)).ravel()
     isf = sparse.diags(np.log((len(query) + len(source)) / np.maximum(held, 1.0)))
-    return PairSpace(tf_query @ isf, tf_source @ isf, sets_query.tocsr(), sets_source.tocsr())
+    return PairSpace(
+        (tf_query @ isf).tocsr(), (tf_source @ isf).tocsr(), sets_query.tocsr(), sets_source.tocsr()
+    )
 
 
 def seed_pairs(space: PairSpace, *, cosine: float, dice: float) -> list[Seed]:
