@@ -72,8 +72,9 @@ class DetectorConfig:
     Disguised copies (:mod:`detection.disguise`; Sanchez-Perez et al., PAN 2014):
         disguise: run the bag-of-words stage on every candidate source (False: Low-IDF-Sig
             passages only).
-        candidate_pairs: a source is a candidate when it has a Low-IDF-Sig passage or at least
-            this many sentence pairs (edge pairs included) with the query.
+        candidate_pairs / max_candidates: a source is a candidate when it has a Low-IDF-Sig
+            passage or at least candidate_pairs sentence pairs (edge pairs included) with the
+            query; of the latter, only the max_candidates with most pairs are aligned.
         min_unit_terms: a sentence with fewer terms is annexed to the next one.
         seed_cosine / seed_dice: a seed is a unit pair above both (tf-isf cosine, Dice).
         fragment_gap: units tolerated between seeds on either side of a fragment at first;
@@ -89,6 +90,7 @@ class DetectorConfig:
         summary_stride: the median source step between consecutive summary sentences must
             reach this many units (a copy read in order steps by about one).
         min_fragment_terms: fragments with fewer terms on either side are dropped.
+        single_cosine: a fragment resting on one seeded query unit needs this cosine.
         verbatim_ratio: a passage whose term sequences agree at least this much is verbatim.
         verbatim_terms: a pair with a verbatim Low-IDF-Sig passage of this many terms is a
             verbatim copy: its Low-IDF-Sig passages are its passages.
@@ -121,7 +123,8 @@ class DetectorConfig:
     extension_threshold: float | None = 0.1
     extension_gap: int = 1
     disguise: bool = True
-    candidate_pairs: int = 3
+    candidate_pairs: int = 1
+    max_candidates: int = 30
     min_unit_terms: int = 3
     seed_cosine: float = 0.33
     seed_dice: float = 0.33
@@ -136,6 +139,7 @@ class DetectorConfig:
     summary_units: int = 3
     summary_stride: float = 2.0
     min_fragment_terms: int = 12
+    single_cosine: float = 0.5
     verbatim_ratio: float = 0.8
     verbatim_terms: int = 25
     border_slack: int = 50

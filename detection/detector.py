@@ -190,6 +190,14 @@ class SourceViews:
         return self._units[document]
 
 
+def _candidates(by_document: Mapping[int, list[SentencePair]], config: DetectorConfig) -> set[int]:
+    """Sources with at least ``candidate_pairs`` sentence pairs, the ``max_candidates`` with
+    most of them: a disguised copy keeps a few edge pairs with its source even where no
+    sentence pair passes (the index is the candidate stage, as source retrieval is in PAN)."""
+    counted = [(len(p), d) for d, p in by_document.items() if len(p) >= config.candidate_pairs]
+    return {d for _, d in sorted(counted, reverse=True)[: config.max_candidates]}
+
+
 def query_units(text: str, config: DetectorConfig) -> Units:
     """The sentence units of ``text`` for :func:`detection.disguise.align_units`."""
     return text_units(
@@ -228,8 +236,7 @@ def detect_with_sources(
         )
     if not config.disguise:
         return refined
-    candidates = {d for d, pairs in by_document.items() if len(pairs) >= config.candidate_pairs}
-    candidates |= {p.source for p in refined}
+    candidates = _candidates(by_document, config) | {p.source for p in refined}
     if not candidates:
         return refined
     units = query_units(text, config)

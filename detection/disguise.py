@@ -12,7 +12,8 @@ extended into fragments with gaps that adapt to the pair (:mod:`detection.extens
   characters and consecutive summary sentences step far through the source (median step at
   least ``summary_stride`` units, where a copy read in order steps by one), the pair is a
   summary and those fragments are taken;
-- filtering: fragments shorter than ``min_fragment_terms`` on either side are dropped;
+- filtering: fragments shorter than ``min_fragment_terms`` on either side are dropped, and
+  so are fragments resting on one seed less alike than ``single_cosine``;
 - kinds: a passage whose term sequences agree almost entirely (difflib ratio at least
   ``verbatim_ratio``) is ``verbatim``, a passage of summary mode ``summary``, any other
   ``edited``; its score is the cosine of its joined fragments.
@@ -56,6 +57,15 @@ def _long_enough(fragment: Fragment, query: Units, source: Units, least: int) ->
     q = sum(len(query.terms[i]) for i in range(fragment.query[0], fragment.query[1] + 1))
     s = sum(len(source.terms[i]) for i in range(fragment.source[0], fragment.source[1] + 1))
     return q >= least and s >= least
+
+
+def _supported(fragment: Fragment, single_cosine: float) -> bool:
+    """Whether a fragment rests on two seeded query units, or on one seed at least
+    ``single_cosine`` alike: two sentences of unrelated texts on one topic share a third of
+    their terms now and then, a copied sentence keeps more."""
+    if len({seed.query for seed in fragment.seeds}) > 1:
+        return True
+    return max(seed.cosine for seed in fragment.seeds) >= single_cosine
 
 
 def _is_summary(fragments: Sequence[Fragment], query: Units, source: Units, ratio: float) -> bool:
@@ -152,7 +162,11 @@ def align_units(
     seeds = seed_pairs(space, cosine=config.seed_cosine, dice=config.seed_dice)
     fragments = _fragments(seeds, space, config.fragment_gap, config.fragment_gap, config)
     least = config.min_fragment_terms
-    fragments = [f for f in fragments if _long_enough(f, query, source, least)]
+    fragments = [
+        f
+        for f in fragments
+        if _long_enough(f, query, source, least) and _supported(f, config.single_cosine)
+    ]
     condensed = _summary_fragments(space, query, source, config)
     summary = bool(condensed) and all(_stride(f) >= config.summary_stride for f in condensed)
     if summary:
