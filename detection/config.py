@@ -128,7 +128,7 @@ class DetectorConfig:
     min_unit_terms: int = 3
     seed_cosine: float = 0.33
     seed_dice: float = 0.33
-    fragment_gap: int = 4
+    fragment_gap: int = 3
     least_gap: int = 0
     fragment_cosine: float = 0.34
     summary_seed: float = 0.2
