@@ -90,7 +90,10 @@ class DetectorConfig:
         summary_stride: the median source step between consecutive summary sentences must
             reach this many units (a copy read in order steps by about one).
         min_fragment_terms: fragments with fewer terms on either side are dropped.
-        single_cosine: a fragment resting on one seeded query unit needs this cosine.
+        single_cosine: a fragment whose seeds hold one unit on either side needs a seed with
+            this cosine; summary_best: a summary fragment needs a seed with this cosine (one
+            summary sentence at least that close to a source sentence; topical neighbours
+            share only terms scattered over many sentences).
         verbatim_ratio: a passage whose term sequences agree at least this much is verbatim.
         verbatim_terms: a pair with a verbatim Low-IDF-Sig passage of this many terms is a
             verbatim copy: its Low-IDF-Sig passages are its passages.
@@ -138,6 +141,7 @@ class DetectorConfig:
     summary_sources: int = 4
     summary_units: int = 3
     summary_stride: float = 2.0
+    summary_best: float = 0.4
     min_fragment_terms: int = 12
     single_cosine: float = 0.5
     verbatim_ratio: float = 0.8

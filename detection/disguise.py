@@ -60,10 +60,11 @@ def _long_enough(fragment: Fragment, query: Units, source: Units, least: int) ->
 
 
 def _supported(fragment: Fragment, single_cosine: float) -> bool:
-    """Whether a fragment rests on two seeded query units, or on one seed at least
+    """Whether a fragment rests on seeds of two units on each side, or has a seed at least
     ``single_cosine`` alike: two sentences of unrelated texts on one topic share a third of
-    their terms now and then, a copied sentence keeps more."""
-    if len({seed.query for seed in fragment.seeds}) > 1:
+    their terms now and then (and a long one shares as much with two others), a copied
+    sentence keeps more."""
+    if min(len({s.query for s in fragment.seeds}), len({s.source for s in fragment.seeds})) > 1:
         return True
     return max(seed.cosine for seed in fragment.seeds) >= single_cosine
 
@@ -137,6 +138,7 @@ def _summary_fragments(
         if _long_enough(f, query, source, least)
         and len({seed.source for seed in f.seeds}) >= config.summary_sources
         and f.query[1] - f.query[0] + 1 >= config.summary_units
+        and max(seed.cosine for seed in f.seeds) >= config.summary_best
     ]
     return found if _is_summary(found, query, source, config.summary_ratio) else []
 
