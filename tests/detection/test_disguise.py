@@ -248,3 +248,31 @@ def test_disguised_passages_of_units_lie_inside_both_texts(documents: tuple[str,
     for p in align_units(0, units, query_units(source, DEFAULT_CONFIG), DEFAULT_CONFIG):
         assert 0 <= p.start < p.end <= len(query)
         assert 0 <= p.source_start < p.source_end <= len(source)
+
+
+ZH_ORIGINAL = (
+    "近年来，计算机技术的迅速发展深刻改变了人们的工作方式和生活习惯。"
+    "许多工厂引进了自动化生产线，工人的劳动强度明显减轻。"
+    "学校也开始利用网络开展远程教学，偏远地区的学生得以听到名师讲课。"
+    "专家认为，信息技术将继续推动经济结构的调整和社会的进步。\n"
+)
+# The same paragraph with Cilin synonyms (电脑/计算机, 迅速/快速, 显著/明显 ...), particles
+# dropped and clauses reordered.
+ZH_DISGUISED = (
+    "近年来，电脑技术快速发展，深刻改变了人们生活习惯和工作方式。"
+    "不少工厂引入自动化生产线，工人劳动强度显著减轻。"
+    "偏远地区的学生得以听到名师讲课，因为学校也开始利用网络开展远程教学。"
+    "专家以为，信息技术将持续推动社会的进步和经济结构的调整。\n"
+)
+
+
+def test_a_document_mixing_languages_gets_both_disguised_copies():
+    source = ZH_ORIGINAL + UNRELATED + ORIGINAL
+    query = DISGUISED + FOREIGN + ZH_DISGUISED
+    english, chinese = compare(query, source)
+    assert (english.start, english.source_start) == (0, source.index("The old harbour"))
+    # Word-exact borders of the Low-IDF-Sig passage inside the first sentence stay.
+    assert query.index("近年来") <= chinese.start < query.index("不少")
+    assert 0 <= chinese.source_start < source.index("许多")
+    assert chinese.end == len(query.rstrip())
+    assert english.kind == chinese.kind == "edited"
