@@ -61,6 +61,7 @@ def _pan(arguments: argparse.Namespace) -> int:
         Path(arguments.out_dir),
         DEFAULT_CONFIG,
         refine=not arguments.sentence_borders,
+        jobs=arguments.jobs,
     )
     print(f"{run.pairs} pairs, {run.documents} documents written to {arguments.out_dir}")
     return 0
@@ -103,6 +104,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--sentence-borders",
         action="store_true",
         help="skip word-level border refinement (what detect() alone returns)",
+    )
+    command.add_argument(
+        "--jobs", type=int, default=1, help="worker processes (same output, faster)"
     )
     command.set_defaults(handler=_pan)
     command = subparsers.add_parser("evaluate", help="PAN precision/recall/granularity/plagdet")

@@ -68,6 +68,37 @@ class DetectorConfig:
             sentence continuing the passage's source side (within ``max_source_gap``) and their
             Jaccard reaches ``extension_threshold``. Such pairs never start a passage. None:
             passages are not extended.
+
+    Disguised copies (:mod:`detection.disguise`; Sanchez-Perez et al., PAN 2014):
+        disguise: run the bag-of-words stage on every candidate source (False: Low-IDF-Sig
+            passages only).
+        candidate_pairs / max_candidates: a source is a candidate when it has a Low-IDF-Sig
+            passage or at least candidate_pairs sentence pairs (edge pairs included) with the
+            query; of the latter, only the max_candidates with most pairs are aligned.
+        min_unit_terms: a sentence with fewer terms is annexed to the next one.
+        seed_cosine / seed_dice: a seed is a unit pair above both (tf-isf cosine, Dice).
+        fragment_gap: units tolerated between seeds on either side of a fragment at first;
+            least_gap: the smallest gap validation may shrink it to.
+        fragment_cosine: a fragment's joined units must be more alike than this.
+        summary_seed / summary_gap / summary_cosine / summary_ratio: summary mode's seed
+            threshold (cosine and Dice), source gap and fragment threshold, and how many times
+            more source than query characters its fragments must cover for the pair to be a
+            summary.
+        summary_sources / summary_units: a summary fragment seeds at least this many source
+            units and spans at least this many query units (a summary condenses a span into a
+            few sentences; one sentence against a long span is an accident).
+        summary_stride: the median source step between consecutive summary sentences must
+            reach this many units (a copy read in order steps by about one).
+        min_fragment_terms: fragments with fewer terms on either side are dropped.
+        single_cosine: a fragment whose seeds hold one unit on either side needs a seed with
+            this cosine; summary_best: a summary fragment needs a seed with this cosine (one
+            summary sentence at least that close to a source sentence; topical neighbours
+            share only terms scattered over many sentences).
+        verbatim_ratio: a passage whose term sequences agree at least this much is verbatim.
+        verbatim_terms: a pair with a verbatim Low-IDF-Sig passage of this many terms is a
+            verbatim copy: its Low-IDF-Sig passages are its passages.
+        border_slack: a disguised passage moves a word-exact border of a Low-IDF-Sig passage
+            it overlaps only when it reaches further by at least this many characters.
     """
 
     chain_length: int = 1
@@ -94,6 +125,28 @@ class DetectorConfig:
     min_single_mass: float = 20.0
     extension_threshold: float | None = 0.1
     extension_gap: int = 1
+    disguise: bool = True
+    candidate_pairs: int = 1
+    max_candidates: int = 30
+    min_unit_terms: int = 3
+    seed_cosine: float = 0.33
+    seed_dice: float = 0.33
+    fragment_gap: int = 3
+    least_gap: int = 0
+    fragment_cosine: float = 0.34
+    summary_seed: float = 0.2
+    summary_gap: int = 24
+    summary_cosine: float = 0.3
+    summary_ratio: float = 3.0
+    summary_sources: int = 4
+    summary_units: int = 3
+    summary_stride: float = 2.0
+    summary_best: float = 0.4
+    min_fragment_terms: int = 12
+    single_cosine: float = 0.5
+    verbatim_ratio: float = 0.8
+    verbatim_terms: int = 25
+    border_slack: int = 50
 
     def __post_init__(self) -> None:
         if min(self.chain_length, self.han_chain_length, self.antecedents) < 0 or (

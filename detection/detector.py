@@ -4,18 +4,20 @@ sequence matching, behind :func:`analyze`, :func:`detect` and :func:`compare`.""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 
 from detection.align import Alignment, align
 from detection.config import DEFAULT_CONFIG, DetectorConfig
+from detection.disguise import align_units, exact_kinds, merge_passages
 from detection.errors import DetectionError
 from detection.features import feature_model
 from detection.index import MemoryIndex, SentenceIndex
 from detection.language import detect_language
 from detection.model import DocumentAnalysis, Passage, SentenceRecord
-from detection.normalize import normalize_with_offsets, original_spans
-from detection.refine import refine_alignments, word_view
+from detection.normalize import normalized_once, original_spans
+from detection.refine import WordView, refine_alignments, word_view
 from detection.scoring import SentencePair, copied_pairs
+from detection.seeding import Units, text_units
 from detection.sentences import split_sentences
 from detection.vocabulary import document_features
 from detection.words import sentence_words
@@ -38,7 +40,7 @@ def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnaly
     if not isinstance(text, str):
         raise DetectionError(f"analyze() needs the document text as str, got {type(text)!r}")
     model = feature_model(config)
-    normalized, offsets = normalize_with_offsets(text)
+    normalized, offsets = normalized_once(text)
     spans = split_sentences(
         normalized, max_chars=config.max_sentence_chars, english=config.english_splitter
     )
@@ -88,24 +90,47 @@ def detect_alignments(
     config: DetectorConfig = DEFAULT_CONFIG,
 ) -> list[Alignment]:
     """:func:`detect` with the border sentences of every passage (for word-level refinement)."""
+    by_document = _pairs_by_document(analysis, index, exclude, config)
+    return _aligned(analysis, index, by_document, config)
+
+
+def _pairs_by_document(
+    analysis: DocumentAnalysis,
+    index: SentenceIndex,
+    exclude: Collection[int],
+    config: DetectorConfig,
+) -> dict[int, list[SentencePair]]:
+    """The query's sentence pairs found through the index, by source document."""
     expected = feature_model(config).version
     if analysis.model_version != expected:
         raise DetectionError(
             f"analysis was made with model {analysis.model_version!r} but config gives "
             f"{expected!r}: analyze() and detect() need the same DetectorConfig features"
         )
-    excluded = set(exclude)
     by_document: dict[int, list[SentencePair]] = defaultdict(list)
-    for pair in copied_pairs(analysis, index, exclude=excluded, config=config):
+    for pair in copied_pairs(analysis, index, exclude=set(exclude), config=config):
         by_document[pair.document].append(pair)
-    for document in [d for d, pairs in by_document.items() if all(p.edge for p in pairs)]:
-        del by_document[document]  # edge pairs only continue passages
-    wanted = {document: {pair.source for pair in pairs} for document, pairs in by_document.items()}
+    return by_document
+
+
+def _aligned(
+    analysis: DocumentAnalysis,
+    index: SentenceIndex,
+    by_document: Mapping[int, list[SentencePair]],
+    config: DetectorConfig,
+) -> list[Alignment]:
+    """Sequence matching of each source's pairs (sources with edge pairs only are left out:
+    edge pairs only continue passages)."""
+    wanted = {
+        document: {pair.source for pair in pairs}
+        for document, pairs in by_document.items()
+        if not all(p.edge for p in pairs)
+    }
     spans = index.spans(wanted) if wanted else {}
     alignments: list[Alignment] = []
-    for document, pairs in by_document.items():
+    for document in wanted:
         found = spans.get(document, {})
-        alignments.extend(align(document, pairs, analysis.sentences, found, config))
+        alignments.extend(align(document, by_document[document], analysis.sentences, found, config))
     return alignments
 
 
@@ -129,23 +154,106 @@ def detect_refined(
     exclude: Collection[int] = (),
     config: DetectorConfig = DEFAULT_CONFIG,
 ) -> list[Passage]:
-    """:func:`detect` with word-level passage borders (:mod:`detection.refine`).
+    """:func:`detect` with word-level passage borders (:mod:`detection.refine`) and, with
+    ``config.disguise``, the disguised copies of every candidate source
+    (:mod:`detection.disguise`).
 
     For callers that have the texts: ``text`` is the query (``analysis`` is its analysis) and
-    ``source_text(document_id)`` returns a source's text; it is called once per source that
-    has passages.
+    ``source_text(document_id)`` returns a source's text; it is called once per candidate
+    source.
     """
-    alignments = detect_alignments(analysis, index, exclude=exclude, config=config)
-    if not alignments:
-        return []
-    sources = {a.passage.source for a in alignments}
-    return refine_alignments(
-        word_view(text),
-        {source: word_view(source_text(source)) for source in sources},
-        alignments,
-        join_chars=config.join_chars,
-        min_chars=config.min_single_chars,
+    return detect_with_sources(
+        text, analysis, index, SourceViews(source_text, config), exclude=exclude, config=config
     )
+
+
+class SourceViews:
+    """Source texts' word views and sentence units, made once per source (a caller checking
+    many documents against one corpus keeps one instance)."""
+
+    def __init__(self, source_text: Callable[[int], str], config: DetectorConfig) -> None:
+        self._text = source_text
+        self._config = config
+        self._views: dict[int, WordView] = {}
+        self._units: dict[int, Units] = {}
+
+    def view(self, document: int) -> WordView:
+        if document not in self._views:
+            self._views[document] = word_view(self._text(document))
+        return self._views[document]
+
+    def units(self, document: int) -> Units:
+        if document not in self._units:
+            view = self._views.get(document)
+            text = view.text if view is not None else self._text(document)
+            self._units[document] = query_units(text, self._config)
+        return self._units[document]
+
+
+def _candidates(by_document: Mapping[int, list[SentencePair]], config: DetectorConfig) -> set[int]:
+    """Sources with at least ``candidate_pairs`` sentence pairs, the ``max_candidates`` with
+    most of them: a disguised copy keeps a few edge pairs with its source even where no
+    sentence pair passes (the index is the candidate stage, as source retrieval is in PAN)."""
+    counted = [(len(p), d) for d, p in by_document.items() if len(p) >= config.candidate_pairs]
+    return {d for _, d in sorted(counted, reverse=True)[: config.max_candidates]}
+
+
+def query_units(text: str, config: DetectorConfig) -> Units:
+    """The sentence units of ``text`` for :func:`detection.disguise.align_units`."""
+    return text_units(
+        text,
+        min_terms=config.min_unit_terms,
+        max_chars=config.max_sentence_chars,
+        english=config.english_splitter,
+    )
+
+
+def detect_with_sources(
+    text: str,
+    analysis: DocumentAnalysis,
+    index: SentenceIndex,
+    sources: SourceViews,
+    *,
+    exclude: Collection[int] = (),
+    within: Collection[int] | None = None,
+    config: DetectorConfig = DEFAULT_CONFIG,
+) -> list[Passage]:
+    """:func:`detect_refined` with a reusable :class:`SourceViews`; ``within``: only these
+    sources are looked at (every step is per source, so their passages are the same)."""
+    by_document = _pairs_by_document(analysis, index, exclude, config)
+    if within is not None:
+        by_document = {d: pairs for d, pairs in by_document.items() if d in within}
+    alignments = _aligned(analysis, index, by_document, config)
+    refined: list[Passage] = []
+    if alignments:
+        ids = {a.passage.source for a in alignments}
+        refined = refine_alignments(
+            word_view(text),
+            {source: sources.view(source) for source in ids},
+            alignments,
+            join_chars=config.join_chars,
+            min_chars=config.min_single_chars,
+        )
+    if not config.disguise:
+        return refined
+    candidates = _candidates(by_document, config) | {p.source for p in refined}
+    if not candidates:
+        return refined
+    units = query_units(text, config)
+    query_view = word_view(text)
+    passages: list[Passage] = []
+    for document in sorted(candidates):
+        exact, verbatim = exact_kinds(
+            [p for p in refined if p.source == document],
+            query_view,
+            sources.view(document),
+            config,
+        )
+        disguised = (
+            [] if verbatim else align_units(document, units, sources.units(document), config)
+        )
+        passages.extend(merge_passages(exact, disguised, verbatim, config.border_slack))
+    return sorted(passages, key=lambda p: (p.start, p.end, p.source, p.source_start))
 
 
 def coverage(text_length: int, passages: Iterable[Passage]) -> float:

@@ -27,7 +27,8 @@ from detection.pan import output_name, read_pairs
 __all__ = ["Span", "Scores", "score", "read_features", "evaluate_folder", "EvaluationRow"]
 
 _FEATURE = re.compile(r"<feature\b[^>]*>")
-_ATTRIBUTE = re.compile(r'(\w+)="([^"]*)"')
+_ATTRIBUTE = re.compile(r'([\w-]+)="([^"]*)"')
+_CASE_NAMES = frozenset({"plagiarism", "detected-plagiarism"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,12 +112,17 @@ def score(cases: Sequence[Span], detections: Sequence[Span]) -> Scores:
 
 
 def read_features(path: Path, pair: tuple[str, str]) -> list[Span]:
-    """Cases or detections of one PAN XML file (missing file: none)."""
+    """Cases or detections of one PAN XML file (missing file: none).
+
+    Only ``plagiarism`` and ``detected-plagiarism`` features count: PAN 2013's summary folder
+    also carries metadata features (``about``, ``md5``) without offsets."""
     if not path.exists():
         return []
     spans: list[Span] = []
     for tag in _FEATURE.findall(path.read_text("utf-8")):
         values = dict(_ATTRIBUTE.findall(tag))
+        if values.get("name") not in _CASE_NAMES:
+            continue
         this, source = int(values["this_offset"]), int(values["source_offset"])
         spans.append(
             Span(

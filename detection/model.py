@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["SentenceRecord", "DocumentAnalysis", "Passage"]
+__all__ = ["SentenceRecord", "DocumentAnalysis", "Passage", "PassageKind"]
+
+PassageKind = Literal["verbatim", "edited", "summary"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +35,12 @@ class DocumentAnalysis:
 @dataclass(frozen=True, slots=True, order=True)
 class Passage:
     """A copied passage: ``start..end`` in the query text, ``source_start..source_end`` in
-    document ``source``; ``score`` in (0, 1] is the mean similarity of its copied sentences."""
+    document ``source``; ``score`` in (0, 1] is the mean similarity of its copied sentences
+    (Low-IDF-Sig) or the cosine of its two joined fragments (disguised copies).
+
+    ``kind`` says what kind of copy it is: ``verbatim`` (copied words, light edits),
+    ``edited`` (paraphrase, shuffled, replaced or translated words) or ``summary`` (a short
+    passage condensing a longer source span); see :mod:`detection.disguise`."""
 
     source: int
     start: int
@@ -41,3 +48,4 @@ class Passage:
     source_start: int
     source_end: int
     score: float
+    kind: PassageKind = "verbatim"

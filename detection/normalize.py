@@ -29,6 +29,7 @@ import threading
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 import numpy as np
@@ -323,6 +324,14 @@ def normalize_with_offsets(text: str) -> tuple[str, np.ndarray | None]:
     (building millions of Python ints per archive was a tenth of ``analyze()``)."""
     mapped, offsets = _map_characters(text)
     return _fold_whitespace(_join_single_breaks(mapped), offsets)
+
+
+@lru_cache(maxsize=8)
+def normalized_once(text: str) -> tuple[str, np.ndarray | None]:
+    """:func:`normalize_with_offsets`, remembered for the last few texts: word-level
+    refinement and the disguised-copy stage read the same query and source texts again
+    (callers must not modify the offsets)."""
+    return normalize_with_offsets(text)
 
 
 def original_spans(

@@ -15,17 +15,18 @@ once, and its passages are written to the files of its pairs.
 from __future__ import annotations
 
 from collections import defaultdict
+from contextlib import nullcontext
 from dataclasses import dataclass
+from multiprocessing import get_context
+from multiprocessing.pool import Pool
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-from detection.align import Alignment
 from detection.config import DEFAULT_CONFIG, DetectorConfig
-from detection.detector import analyze, detect_alignments
+from detection.detector import SourceViews, analyze, detect_alignments, detect_with_sources
 from detection.errors import DetectionError
 from detection.index import MemoryIndex
-from detection.model import Passage
-from detection.refine import WordView, refine_alignments, word_view
+from detection.model import DocumentAnalysis, Passage
 
 __all__ = ["read_pairs", "read_text", "passages_xml", "run_pan", "PanRun"]
 
@@ -78,40 +79,64 @@ def output_name(suspicious: str, source: str) -> str:
     return f"{Path(suspicious).stem}-{Path(source).stem}.xml"
 
 
-def _refined(
-    text: str,
-    alignments: list[Alignment],
-    views: dict[int, WordView],
-    source_dir: Path,
-    sources: list[str],
-    config: DetectorConfig,
-) -> list[Passage]:
-    """Word-exact borders (:mod:`detection.refine`); source word views are cached."""
-    if not alignments:
-        return []
-    for source in {a.passage.source for a in alignments} - views.keys():
-        views[source] = word_view(read_text(source_dir / sources[source]))
-    return refine_alignments(
-        word_view(text),
-        views,
-        alignments,
-        join_chars=config.join_chars,
-        min_chars=config.min_single_chars,
-    )
+def _analyzed(task: tuple[Path, DetectorConfig]) -> DocumentAnalysis:
+    return analyze(read_text(task[0]), task[1])
 
 
 def _index_sources(
-    source_dir: Path, sources: list[str], config: DetectorConfig
+    source_dir: Path, sources: list[str], config: DetectorConfig, pool: Pool | None
 ) -> tuple[MemoryIndex, int, int]:
     """All sources in one index (document id = position in ``sources``), characters, bytes."""
     index = MemoryIndex()
-    characters = size = 0
-    for number, name in enumerate(sources):
-        text = read_text(source_dir / name)
-        characters += len(text)
-        size += (source_dir / name).stat().st_size
-        index.add(number, analyze(text, config))
+    tasks = [(source_dir / name, config) for name in sources]
+    analyses = pool.imap(_analyzed, tasks, chunksize=16) if pool else map(_analyzed, tasks)
+    for number, analysis in enumerate(analyses):
+        index.add(number, analysis)
+    characters = sum(len(read_text(source_dir / name)) for name in sources)
+    size = sum((source_dir / name).stat().st_size for name in sources)
     return index, characters, size
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """What every worker needs (inherited through fork, never pickled)."""
+
+    index: MemoryIndex
+    sources: list[str]
+    source_dir: Path
+    suspicious_dir: Path
+    out_dir: Path
+    config: DetectorConfig
+    refine: bool
+    views: SourceViews
+
+
+_JOB: _Job | None = None
+
+
+def _check(task: tuple[str, set[str]]) -> tuple[int, int]:
+    """Detect one suspicious document against its sources and write its pairs' XML;
+    returns its characters and bytes."""
+    job = _JOB
+    assert job is not None
+    suspicious, its_sources = task
+    source_ids = {name: number for number, name in enumerate(job.sources) if name in its_sources}
+    path = job.suspicious_dir / suspicious
+    text = read_text(path)
+    analysis = analyze(text, job.config)
+    ids = set(source_ids.values())
+    if job.refine:
+        passages = detect_with_sources(
+            text, analysis, job.index, job.views, within=ids, config=job.config
+        )
+    else:
+        found = detect_alignments(analysis, job.index, config=job.config)
+        passages = [a.passage for a in found if a.passage.source in ids]
+    for name, number in source_ids.items():
+        mine = [p for p in passages if p.source == number]
+        target = job.out_dir / output_name(suspicious, name)
+        target.write_text(passages_xml(suspicious, name, mine), encoding="utf-8")
+    return len(text), path.stat().st_size
 
 
 def run_pan(
@@ -122,34 +147,37 @@ def run_pan(
     config: DetectorConfig = DEFAULT_CONFIG,
     *,
     refine: bool = True,
+    jobs: int = 1,
 ) -> PanRun:
     """Detect every pair of ``pairs_file`` and write the PAN XML files into ``out_dir``.
 
+    With ``refine`` (default) each suspicious document goes through
+    :func:`detection.detector.detect_with_sources`, the function behind the app's
+    :func:`detection.detector.detect_refined`: word-level borders and disguised copies.
     ``refine=False`` keeps the sentence borders of :func:`detection.detect` (what the app
-    stores when it does not refine), for comparison.
+    stores when it does not refine), for comparison.  ``jobs`` > 1 analyses and checks the
+    documents in that many forked processes (the output is the same: every step is per
+    document, against the one index built from all sources).
     """
+    global _JOB
     pairs = read_pairs(pairs_file)
     sources = sorted({source for _, source in pairs})
-    source_ids = {name: number for number, name in enumerate(sources)}
-    index, characters, size = _index_sources(source_dir, sources, config)
     wanted: dict[str, set[str]] = defaultdict(set)
     for suspicious, source in pairs:
         wanted[suspicious].add(source)
     out_dir.mkdir(parents=True, exist_ok=True)
-    views: dict[int, WordView] = {}
-    for suspicious, its_sources in sorted(wanted.items()):
-        text = read_text(suspicious_dir / suspicious)
-        characters += len(text)
-        size += (suspicious_dir / suspicious).stat().st_size
-        ids = {source_ids[name] for name in its_sources}
-        alignments = detect_alignments(analyze(text, config), index, config=config)
-        found = [a for a in alignments if a.passage.source in ids]
-        if refine:
-            passages = _refined(text, found, views, source_dir, sources, config)
-        else:
-            passages = [a.passage for a in found]
-        for name in its_sources:
-            mine = [p for p in passages if p.source == source_ids[name]]
-            target = out_dir / output_name(suspicious, name)
-            target.write_text(passages_xml(suspicious, name, mine), encoding="utf-8")
+    context = get_context("fork")
+    with context.Pool(jobs) if jobs > 1 else nullcontext() as pool:
+        index, characters, size = _index_sources(source_dir, sources, config, pool)
+    views = SourceViews(lambda number: read_text(source_dir / sources[number]), config)
+    _JOB = _Job(index, sources, source_dir, suspicious_dir, out_dir, config, refine, views)
+    try:
+        tasks = sorted(wanted.items())
+        with context.Pool(jobs) if jobs > 1 else nullcontext() as pool:
+            counts = pool.imap_unordered(_check, tasks, chunksize=4) if pool else map(_check, tasks)
+            for chars, nbytes in counts:
+                characters += chars
+                size += nbytes
+    finally:
+        _JOB = None
     return PanRun(len(pairs), len(sources) + len(wanted), characters, size)

@@ -26,9 +26,11 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from detection.align import Alignment, Border, follows
 from detection.model import Passage
-from detection.normalize import normalize
+from detection.normalize import normalized_once
 from detection.words import token_spans
 
 __all__ = ["WordView", "word_view", "refine_alignments", "join_adjacent"]
@@ -55,11 +57,13 @@ class WordView:
 
 def word_view(text: str) -> WordView:
     """The words of ``text`` with character offsets into ``text``."""
-    normalized = normalize(text)
-    words, starts = token_spans(normalized.text)
-    offsets = normalized.offsets
-    original_starts = tuple(offsets[s] for s in starts)
-    original_ends = tuple(offsets[s + len(w) - 1] + 1 for w, s in zip(words, starts, strict=True))
+    normalized, offsets = normalized_once(text)
+    words, starts = token_spans(normalized)
+    ends = [s + len(w) - 1 for w, s in zip(words, starts, strict=True)]
+    if offsets is None:
+        return WordView(text, tuple(words), tuple(starts), tuple(e + 1 for e in ends))
+    original_starts = tuple(offsets[np.array(starts, dtype=np.int64)].tolist())
+    original_ends = tuple((offsets[np.array(ends, dtype=np.int64)] + 1).tolist())
     return WordView(text, tuple(words), original_starts, original_ends)
 
 

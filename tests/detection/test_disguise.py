@@ -1,0 +1,278 @@
+"""The disguised-copy stage: terms, seeding, extension, summary mode, merging, kinds."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from detection import DEFAULT_CONFIG, MemoryIndex, Passage, analyze, compare
+from detection.detector import detect_refined, query_units
+from detection.disguise import align_units, merge_passages, passage_kind
+from detection.extension import Fragment, cluster_seeds, extend_seeds, resolve_overlaps
+from detection.lexicon import term, terms
+from detection.seeding import Seed, pair_space, seed_pairs, text_units
+
+ORIGINAL = (
+    "The old harbour of the town was rebuilt after the great storm of the winter. "
+    "Engineers raised the stone walls and dug the channel deeper for larger ships. "
+    "Merchants soon returned with cargoes of timber, salt and dried fish from the north. "
+    "The council paid for the work with a special tax on every barrel of wine. "
+    "Within ten years the harbour earned more than it had ever cost the citizens.\n"
+)
+# The same passage with words replaced, dropped, inserted and sentences reworded: no three
+# words in a row survive in most sentences, so word chains miss it.
+DISGUISED = (
+    "The ancient harbour of this town got rebuilt following the huge storm in winter. "
+    "Engineers lifted its stone walls, digging the channel deeper for bigger ships. "
+    "Soon merchants came back bringing cargoes of salt, timber and dried fish from northern lands. "
+    "For the work the council paid through a special tax on each barrel of wine. "
+    "In ten years the harbour was earning more than it ever cost its citizens.\n"
+)
+UNRELATED = (
+    "Children learn to read by listening to stories long before they know the letters. "
+    "A quiet corner with good light and a few cushions makes reading a habit at home. "
+    "Libraries lend picture books for weeks, and many of them host a reading hour. "
+    "Parents who read aloud every evening give their children a lasting gift.\n"
+)
+FOREIGN = (
+    "Mountain weather changes within minutes, so hikers carry warm clothes in summer too. "
+    "The path to the summit crosses two streams and a field of loose rock.\n"
+)
+
+
+def test_english_words_become_stems_without_stop_words():
+    assert terms(["the", "engineers", "raised", "walls"]) == ["engin", "rais", "wall"]
+
+
+def test_chinese_synonyms_fold_to_one_term():
+    assert term("电脑") == term("计算机")
+    assert term("的") is None
+
+
+def test_a_short_sentence_is_annexed_to_the_next_unit():
+    text = "Yes. The engineers raised the stone walls again."
+    units = text_units(text, min_terms=3)
+    assert units.spans == ((0, len(text)),)
+    assert units.terms == (("yes", "engin", "rais", "stone", "wall", "again"),)
+
+
+def test_edited_sentences_are_seeded_with_their_originals():
+    query = query_units(DISGUISED, DEFAULT_CONFIG)
+    source = query_units(ORIGINAL, DEFAULT_CONFIG)
+    seeds = seed_pairs(pair_space(query, source), cosine=0.33, dice=0.33)
+    assert {(s.query, s.source) for s in seeds} == {(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)}
+
+
+def test_seeds_far_apart_on_either_side_form_separate_clusters():
+    seeds = [Seed(0, 0, 1, 1), Seed(1, 1, 1, 1), Seed(2, 40, 1, 1), Seed(3, 41, 1, 1)]
+    clusters = cluster_seeds(seeds, query_gap=4, source_gap=4)
+    assert sorted([(s.query, s.source) for s in c] for c in clusters) == [
+        [(0, 0), (1, 1)],
+        [(2, 40), (3, 41)],
+    ]
+
+
+def test_a_cluster_failing_validation_is_split_with_smaller_gaps():
+    query = query_units(DISGUISED + UNRELATED + UNRELATED, DEFAULT_CONFIG)
+    source = query_units(ORIGINAL, DEFAULT_CONFIG)
+    space = pair_space(query, source)
+    # Units 0-1 copy source units 0-1; unit 12 (unrelated text) is a chance seed. With a gap
+    # of 12 all three form one cluster, whose joined fragments (cosine 0.35) fail at 0.4:
+    # smaller gaps leave the copied units on their own, and the chance seed fails alone.
+    seeds = [Seed(0, 0, 1, 1), Seed(1, 1, 1, 1), Seed(12, 4, 1, 1)]
+    loose = extend_seeds(seeds, space, query_gap=12, source_gap=12, least_gap=0, threshold=0.0)
+    strict = extend_seeds(seeds, space, query_gap=12, source_gap=12, least_gap=0, threshold=0.4)
+    assert [f.query for f in loose] == [(0, 12)]
+    assert [(f.query, f.source) for f in strict] == [((0, 1), (0, 1))]
+
+
+def test_of_overlapping_fragments_the_better_matched_one_stays():
+    good = Fragment((0, 3), (0, 3), 0.8, tuple(Seed(i, i, 0.8, 0.8) for i in range(4)))
+    poor = Fragment((2, 5), (10, 13), 0.4, (Seed(2, 10, 0.4, 0.4), Seed(5, 13, 0.4, 0.4)))
+    assert resolve_overlaps([poor, good]) == [good]
+
+
+def test_a_disguised_copy_is_found_as_one_edited_passage():
+    query = UNRELATED + DISGUISED + FOREIGN
+    [passage] = compare(query, ORIGINAL)
+    start = query.index("The ancient")
+    # The last sentence's end differs ("its citizens"): the word-exact border of the
+    # Low-IDF-Sig passage stays at "ever cost", short of the unit's end.
+    assert passage.start == start
+    assert query.index("ever cost") < passage.end <= start + len(DISGUISED)
+    assert passage.source_start == 0
+    assert ORIGINAL.index("ever cost") < passage.source_end <= len(ORIGINAL)
+    assert passage.kind == "edited"
+    assert 0.5 < passage.score <= 1.0
+
+
+def test_a_verbatim_copy_keeps_its_exact_passage_and_kind():
+    query = UNRELATED + ORIGINAL
+    [passage] = compare(query, ORIGINAL)
+    assert query[passage.start : passage.end] == ORIGINAL.rstrip()
+    assert passage.kind == "verbatim"
+
+
+def test_unrelated_texts_have_no_passages():
+    assert compare(UNRELATED + FOREIGN, ORIGINAL) == []
+    assert compare(ORIGINAL, UNRELATED) == []
+
+
+def test_the_kind_follows_the_term_sequences():
+    words = ["harbour", "rebuilt", "storm", "winter", "engineer", "wall"]
+    assert passage_kind(words, words, False, 0.8) == "verbatim"
+    assert passage_kind(words, words[::-1], False, 0.8) == "edited"
+    assert passage_kind(words, words, True, 0.8) == "summary"
+
+
+def test_an_exact_passage_inside_a_disguised_one_is_taken_in():
+    exact = Passage(0, 100, 200, 100, 200, 0.9, "edited")
+    disguised = Passage(0, 0, 400, 0, 380, 0.6, "edited")
+    [merged] = merge_passages([exact], [disguised], False, 50)
+    assert (merged.start, merged.end, merged.source_start, merged.source_end) == (0, 400, 0, 380)
+
+
+def test_an_exact_border_stays_when_the_disguised_one_reaches_barely_further():
+    exact = Passage(0, 30, 400, 0, 380, 0.9, "verbatim")
+    disguised = Passage(0, 0, 410, 0, 380, 0.6, "edited")
+    [merged] = merge_passages([exact], [disguised], False, 50)
+    assert (merged.start, merged.end) == (30, 400)
+
+
+def test_a_verbatim_pair_keeps_only_its_exact_passages():
+    exact = Passage(0, 0, 300, 0, 300, 1.0, "verbatim")
+    elsewhere = Passage(0, 900, 1200, 500, 800, 0.5, "edited")
+    assert merge_passages([exact], [elsewhere], True, 50) == [exact]
+    assert merge_passages([exact], [elsewhere], False, 50) == [exact, elsewhere]
+
+
+def _topic_sentences() -> list[str]:
+    topics = [
+        ("volcano", "lava", "crater", "eruption", "ash"),
+        ("glacier", "ice", "valley", "moraine", "melt"),
+        ("desert", "dune", "sand", "oasis", "camel"),
+        ("forest", "oak", "canopy", "fungus", "deer"),
+        ("reef", "coral", "fish", "lagoon", "tide"),
+        ("prairie", "grass", "bison", "wind", "fire"),
+    ]
+    sentences = []
+    for a, b, c, d, e in topics:
+        sentences += [
+            f"The {a} region shows {b} and {c} formations near every {d} studied by {e} experts.",
+            f"Scientists measured the {b} around the {c} while the {d} and {e} kept changing.",
+            f"Visitors to the {a} admire the {c} although the {e} makes the {b} dangerous.",
+            f"Maps of the {a} record each {d} together with the {b} and the {c} nearby.",
+        ]
+    return sentences
+
+
+def test_a_summary_of_a_long_span_is_found_in_summary_mode():
+    sentences = _topic_sentences()
+    source = " ".join(sentences) + "\n"
+    summary = (
+        "Volcano regions show lava and crater formations near each eruption. "
+        "Glacier valleys hold ice and moraine that melt. "
+        "Desert dunes of sand surround an oasis with camels. "
+        "Forest oak canopy shelters fungus and deer. "
+        "Reef coral and fish live in a lagoon with the tide. "
+        "Prairie grass feeds bison until wind and fire come.\n"
+    )
+    query = UNRELATED + summary + FOREIGN
+    units = query_units(query, DEFAULT_CONFIG)
+    passages = align_units(7, units, query_units(source, DEFAULT_CONFIG), DEFAULT_CONFIG)
+    assert [p.kind for p in passages] == ["summary"]
+    [p] = passages
+    assert p.source == 7
+    assert query.index("Volcano") <= p.start < p.end <= query.index("Mountain")
+    assert p.source_end - p.source_start > 3 * (p.end - p.start)
+
+
+def test_the_app_function_gives_the_passages_of_compare():
+    index = MemoryIndex()
+    index.add(3, analyze(ORIGINAL))
+    index.add(4, analyze(UNRELATED))
+    query = FOREIGN + DISGUISED
+    texts = {3: ORIGINAL, 4: UNRELATED}
+    found = detect_refined(query, analyze(query), index, texts.__getitem__)
+    assert [replace(p, source=0) for p in found] == compare(query, ORIGINAL)
+    assert [p.source for p in found] == [3]
+
+
+def test_the_stage_can_be_switched_off():
+    config = replace(DEFAULT_CONFIG, disguise=False)
+    assert compare(UNRELATED + DISGUISED, ORIGINAL, config) != compare(
+        UNRELATED + DISGUISED, ORIGINAL
+    )
+
+
+_WORDS = (
+    "harbour storm engineers walls channel ships merchants cargo timber salt fish council tax "
+    "barrel wine citizens library station students land river flood farmers crops spring "
+    "bridge century water museum hospital biography theorem proof"
+).split()
+
+
+@st.composite
+def _documents(draw: st.DrawFn) -> tuple[str, str]:
+    """A source of random sentences and a query holding an edited copy of some of them."""
+    sentence = st.lists(st.sampled_from(_WORDS), min_size=3, max_size=14).map(
+        lambda words: " ".join(words).capitalize() + "."
+    )
+    source = draw(st.lists(sentence, min_size=1, max_size=12))
+    own = draw(st.lists(sentence, max_size=6))
+    first = draw(st.integers(0, len(source) - 1))
+    copied = source[first : draw(st.integers(first + 1, len(source)))]
+    edited = [" ".join(draw(st.permutations(s.rstrip(".").split()))) + "." for s in copied]
+    at = draw(st.integers(0, len(own)))
+    return " ".join(own[:at] + edited + own[at:]), " ".join(source)
+
+
+@given(_documents())
+@settings(max_examples=40)
+def test_passages_lie_inside_both_texts(documents: tuple[str, str]):
+    query, source = documents
+    for p in compare(query, source):
+        assert 0 <= p.start < p.end <= len(query)
+        assert 0 <= p.source_start < p.source_end <= len(source)
+        assert p.kind in ("verbatim", "edited", "summary")
+        assert 0.0 < p.score <= 1.0 + 1e-9
+
+
+@given(_documents())
+@settings(max_examples=40)
+def test_disguised_passages_of_units_lie_inside_both_texts(documents: tuple[str, str]):
+    query, source = documents
+    units = query_units(query, DEFAULT_CONFIG)
+    for p in align_units(0, units, query_units(source, DEFAULT_CONFIG), DEFAULT_CONFIG):
+        assert 0 <= p.start < p.end <= len(query)
+        assert 0 <= p.source_start < p.source_end <= len(source)
+
+
+ZH_ORIGINAL = (
+    "近年来，计算机技术的迅速发展深刻改变了人们的工作方式和生活习惯。"
+    "许多工厂引进了自动化生产线，工人的劳动强度明显减轻。"
+    "学校也开始利用网络开展远程教学，偏远地区的学生得以听到名师讲课。"
+    "专家认为，信息技术将继续推动经济结构的调整和社会的进步。\n"
+)
+# The same paragraph with Cilin synonyms (电脑/计算机, 迅速/快速, 显著/明显 ...), particles
+# dropped and clauses reordered.
+ZH_DISGUISED = (
+    "近年来，电脑技术快速发展，深刻改变了人们生活习惯和工作方式。"
+    "不少工厂引入自动化生产线，工人劳动强度显著减轻。"
+    "偏远地区的学生得以听到名师讲课，因为学校也开始利用网络开展远程教学。"
+    "专家以为，信息技术将持续推动社会的进步和经济结构的调整。\n"
+)
+
+
+def test_a_document_mixing_languages_gets_both_disguised_copies():
+    source = ZH_ORIGINAL + UNRELATED + ORIGINAL
+    query = DISGUISED + FOREIGN + ZH_DISGUISED
+    english, chinese = compare(query, source)
+    assert (english.start, english.source_start) == (0, source.index("The old harbour"))
+    # Word-exact borders of the Low-IDF-Sig passage inside the first sentence stay.
+    assert query.index("近年来") <= chinese.start < query.index("不少")
+    assert 0 <= chinese.source_start < source.index("许多")
+    assert chinese.end == len(query.rstrip())
+    assert english.kind == chinese.kind == "edited"
