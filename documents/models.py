@@ -179,6 +179,13 @@ class Match(models.Model):
         ]
 
 
+PASSAGE_KINDS = [
+    ("verbatim", "verbatim"),  # copied words, light edits
+    ("edited", "edited"),  # paraphrased, shuffled, replaced or translated words
+    ("summary", "summarised"),  # a short passage condensing a longer source span
+]
+
+
 class MatchPassage(models.Model):
     """A copied passage: [start, end) in the document's text, [source_start, source_end) in the
     source's text."""
@@ -189,6 +196,8 @@ class MatchPassage(models.Model):
     source_start = models.PositiveIntegerField()
     source_end = models.PositiveIntegerField()
     score = models.FloatField()
+    # What kind of copy the detector found (detection.Passage.kind).
+    kind = models.CharField(max_length=10, choices=PASSAGE_KINDS, default="verbatim")
 
     class Meta:
         ordering = ["start", "source_start"]

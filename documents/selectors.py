@@ -28,6 +28,7 @@ class PassageView:
     # Why it is left out of the similarity ("quote", "bibliography", "small", "source"), or
     # None when it counts (documents.exclusions).
     excluded: str | None = None
+    kind: str = "verbatim"  # verbatim | edited | summary (detection.Passage.kind)
 
 
 @dataclass(frozen=True)
@@ -330,6 +331,7 @@ def report_get(*, document: Document, rules: Rules | None = None) -> Report:
                     citations=citations,
                     rules=rules,
                 ),
+                p.kind,
             )  # fmt: skip
             for p in match.passages.all()
         )

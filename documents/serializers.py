@@ -102,6 +102,12 @@ class PassageSerializer(serializers.Serializer):
     source_start = serializers.IntegerField()
     source_end = serializers.IntegerField()
     score = serializers.FloatField()
+    kind = serializers.ChoiceField(
+        choices=["verbatim", "edited", "summary"],
+        help_text="what kind of copy: verbatim (copied words, light edits), edited "
+        "(paraphrased, shuffled or translated words), summary (a short passage condensing a "
+        "longer source span)",
+    )
     excluded = serializers.ChoiceField(
         choices=EXCLUSION_REASONS,
         allow_null=True,

@@ -141,6 +141,7 @@ def _match_store(
             source_start=p.source_start,
             source_end=p.source_end,
             score=p.score,
+            kind=p.kind,
         )
         for p in sorted(passages, key=lambda p: (p.start, p.source_start))
     )
@@ -154,6 +155,7 @@ def _mirror(passage: Passage, document_id: int) -> Passage:
         source_start=passage.start,
         source_end=passage.end,
         score=passage.score,
+        kind=passage.kind,
     )
 
 
