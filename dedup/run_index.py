@@ -46,7 +46,7 @@ class RunIndex:
         """Leave a deleted member out: the index may still propose it, `stored` decides."""
         self.stored.pop(document_id, None)
 
-    def read(self, rows: list[tuple[int, int, bytes]]) -> None:
+    def read(self, rows: list[tuple[int, int, bytes | memoryview]]) -> None:
         for row_id, document_id, data in rows:
             sig = pickle.loads(bytes(data))  # noqa: S301 - written by dedup.services
             self.stored[document_id] = sig

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
@@ -69,7 +69,7 @@ def method_check(method: str) -> str:
 # --- runs -----------------------------------------------------------------------------------
 
 
-def dedup_run_start(*, collection: Collection, method: str, user: AbstractBaseUser) -> DedupRun:
+def dedup_run_start(*, collection: Collection, method: str, user: User) -> DedupRun:
     """Create a run of `method` over the collection's processed documents and queue it."""
     method_check(method)
     if collection.owner_id != user.pk:

@@ -514,7 +514,9 @@ class PostgresSentenceIndex:
         connection.ensure_connection()
         with connection.wrap_database_errors, lookup_cursor(connection.connection) as cursor:
             cursor.execute(f"SELECT {GENERATION}")  # what every lookup also returns
-            generation = int(cursor.fetchone()[0])
+            row = cursor.fetchone()
+            assert row is not None  # a SELECT without FROM: one row
+            generation = int(row[0])
             if cached is not None and cached.generation == generation:
                 _HEAVY[key] = replace(cached, checked=now)
                 return _HEAVY[key]
@@ -525,7 +527,9 @@ class PostgresSentenceIndex:
                 f" (SELECT feature, df FROM {DF_TABLE} ORDER BY feature) d",
                 binary=True,
             )
-            features, dfs = (_array(column) for column in cursor.fetchone())
+            row = cursor.fetchone()
+            assert row is not None  # an aggregate's one row
+            features, dfs = (_array(column) for column in row)
         if len(features) > 1 and not (features[1:] > features[:-1]).all():
             order = np.argsort(features)  # an aggregate's input order is not promised
             features, dfs = features[order], dfs[order]
