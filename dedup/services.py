@@ -10,7 +10,6 @@ collection.
 from __future__ import annotations
 
 import logging
-import pickle
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +34,7 @@ from detection.neardup import (
     signature_version,
 )
 from detection.neardup.base import CandidateIndex
+from detection.neardup.encoding import method_encode, signature_encode
 from documents import selectors as document_selectors
 from documents.models import Collection, Document
 
@@ -195,7 +195,7 @@ def _results_replace(
                 document_id=doc,
                 method=run.method,
                 signature_version=version,
-                data=pickle.dumps(sig),
+                data=signature_encode(run.method, sig),
             )
             for doc, sig in sigs.items()
             if doc in alive
@@ -206,7 +206,7 @@ def _results_replace(
             100,
             status=DedupRun.Status.DONE,
             signature_version=version,
-            fitted_method=pickle.dumps(method),
+            fitted_method=method_encode(method),
             finished=timezone.now(),
         )
     if len(sigs) >= ANALYZE_AFTER:
@@ -313,7 +313,7 @@ def _member_join(run: DedupRun, held: RunIndex, document: Document, sig: Any) ->
         document=document,
         method=run.method,
         signature_version=run.signature_version,
-        data=pickle.dumps(sig),
+        data=signature_encode(run.method, sig),
     )
     return ClusterMember.objects.create(
         run=run, cluster=cluster, document=document, relation=relation, score=score
