@@ -1,7 +1,7 @@
 /* Low-IDF-Sig features of a whole document in C: the fast path of
  * detection.vocabulary.document_features (the numpy implementation there is the fallback and
  * the reference; tests/detection/test_native_features.py checks both give the same output).
- * Built in place by scripts/build_native.py.
+ * Built by setuptools (setup.py).
  *
  *   Table(): a vocabulary's word -> id (the native path keeps no Python dict):
  *       lookup(words, out)  out[i] = the id of words[i] or -1 (out: writable int64 buffer

@@ -153,10 +153,12 @@ setup_requirements() {
     echo "$want" >"$VENV_STAMP"
 }
 
-# detection/_lisfeatures.c -> detection/_lisfeatures*.so with the venv's compiler flags
-# (build-essential, python3-dev); skipped while its stamp matches (scripts/build_native.py).
+# detection/_lisfeatures.c -> detection/_lisfeatures*.so by setuptools (setup.py; needs
+# build-essential, python3-dev); setuptools skips it while the module is newer
+# than its source. Intermediate files go to var/build.
 setup_native() {
-    "$VENV/bin/python" "$ROOT/scripts/build_native.py" ||
+    (cd "$ROOT" && "$VENV/bin/python" setup.py -q build_ext --inplace \
+        --build-temp var/build --build-lib var/build/lib) ||
         die "building detection/_lisfeatures.c failed (see the compiler output above)"
 }
 
