@@ -26,7 +26,8 @@ class BuildInPlace(build_ext):
 setup(
     packages=[],  # the apps run from the source tree: only the extension is built
     ext_modules=[
-        Extension("detection._lisfeatures", ["detection/_lisfeatures.c"])
+        # BLAKE2b from libb2 (Debian libb2-dev).
+        Extension("detection._lisfeatures", ["detection/_lisfeatures.c"], libraries=["b2"])
     ],
     cmdclass={"build_ext": BuildInPlace},
 )

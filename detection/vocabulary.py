@@ -13,7 +13,7 @@ scalar definition):
 * the C extension ``detection._lisfeatures`` (detection/_lisfeatures.c, built in place by
   setup.py, which ``make run``/``make test`` run): words are looked up in a C
   table (one cache line per word instead of a dict probe's several misses; it is the native
-  vocabulary's only word → id map), new words get their keyed blake2b hash (RFC 7693 in C) and
+  vocabulary's only word → id map), new words get their keyed blake2b hash (libb2) and
   flags there too, and the chains are summed per sentence with ``uint64`` wraparound — five to
   eight times faster than numpy on the dev corpus (docs/benchmarks.md);
 * numpy over arrays (``uint64`` arithmetic wraps modulo 2^64 like the scalar definition): the

@@ -13,9 +13,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # Fonts are only Recommends of chromium (not installed with --no-install-recommends); the
 # CJK one lets headless Chromium lay out Chinese text instead of empty boxes. The evidence
 # report's PDF (WeasyPrint) needs Pango and fonts-noto-cjk for its Chinese text; its tests
-# read the PDF back with poppler-utils' pdftotext.
+# read the PDF back with poppler-utils' pdftotext. libb2-dev: BLAKE2b for the C extension of
+# the feature extraction (setup.py).
 SYSTEM_PACKAGES=(make build-essential python3 python3-venv python3-dev postgresql redis-server redis-tools wordnet-base wordnet-sense-index chromium chromium-driver
-    fonts-liberation fonts-wqy-zenhei libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk poppler-utils)
+    fonts-liberation fonts-wqy-zenhei libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk poppler-utils libb2-dev)
 
 VENV="$ROOT/.venv"
 VENV_STAMP="$VENV/.requirements.sha256"
@@ -154,7 +155,7 @@ setup_requirements() {
 }
 
 # detection/_lisfeatures.c -> detection/_lisfeatures*.so by setuptools (setup.py; needs
-# build-essential, python3-dev); setuptools skips it while the module is newer
+# build-essential, python3-dev, libb2-dev); setuptools skips it while the module is newer
 # than its source. Intermediate files go to var/build.
 setup_native() {
     (cd "$ROOT" && "$VENV/bin/python" setup.py -q build_ext --inplace \
