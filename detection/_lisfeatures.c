@@ -55,9 +55,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #define FLAG_SKIP 1
 #define FLAG_ANTECEDENT 2
@@ -185,9 +182,8 @@ word_hash(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
  * The dict costs three to four cache misses per word on a large vocabulary (index, entry, the
  * key string, the id int); here a word is found in one 32-byte slot holding its str hash,
  * its id and, for words of up to 16 bytes (almost all), the characters themselves.  Linear
- * probing, at most half full, on transparent huge pages when large (slots_new).  A word is
- * its str kind (1, 2 or 4 bytes a character) and data: CPython stores equal strings with the
- * same kind, so equal words have equal bytes.
+ * probing, at most half full.  A word is its str kind (1, 2 or 4 bytes a character) and
+ * data: CPython stores equal strings with the same kind, so equal words have equal bytes.
  *
  * Every method holds the GIL from start to end and runs no Python code (str hashes, UTF-8
  * encoding and the membership tests of str in the model's frozensets of str are C code), so a
@@ -260,31 +256,11 @@ find(const Table *table, const char *data, uint32_t shape, Py_hash_t hash)
     }
 }
 
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/* Zeroed slots; a table of 2 MiB or more on transparent huge pages where the kernel offers
- * them (madvise mode): its slots are hit at random, and on 4 KiB pages nearly every lookup
- * would also miss the TLB. */
-static Slot *
-slots_new(size_t count)
-{
-    size_t bytes = count * sizeof(Slot);
-    void *memory = NULL;
-    if (bytes < HUGE_PAGE || posix_memalign(&memory, HUGE_PAGE, bytes) != 0) {
-        return calloc(count, sizeof(Slot));
-    }
-#if defined(MADV_HUGEPAGE)
-    (void)madvise(memory, bytes, MADV_HUGEPAGE); /* only a hint: ignore a refusal */
-#endif
-    memset(memory, 0, bytes);
-    return memory;
-}
-
 static int
 table_grow(Table *table)
 {
     size_t size = 2 * (table->mask + 1);
-    Slot *slots = slots_new(size);
+    Slot *slots = calloc(size, sizeof(Slot));
     if (slots == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -317,7 +293,7 @@ table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (table == NULL) {
         return NULL;
     }
-    table->slots = slots_new(1024);
+    table->slots = calloc(1024, sizeof(Slot));
     if (table->slots == NULL) {
         Py_DECREF(table);
         return PyErr_NoMemory();
