@@ -8,6 +8,7 @@ measures the real schema of `documents/migrations/`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from django.core.management import call_command
 from django.db import connections
@@ -151,7 +152,7 @@ def relation_bytes(alias: str, parent: str) -> int:
         return int(cursor.fetchone()[0])
 
 
-def scalar(alias: str, sql: str, params: Sequence[object] = ()) -> object:
+def scalar(alias: str, sql: str, params: Sequence[Any] = ()) -> object:
     with connections[alias].cursor() as cursor:
         cursor.execute(sql, list(params))
         return cursor.fetchone()[0]

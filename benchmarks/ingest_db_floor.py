@@ -30,6 +30,7 @@ from detection import analyze  # noqa: E402
 from documents.index.copy import (  # noqa: E402
     COPY_SIGNATURE,
     COPY_TRAILER,
+    AnalysisLike,
     PostingColumns,
     df_increments,
     posting_columns,
@@ -45,7 +46,7 @@ from documents.index.store import (  # noqa: E402
 DATABASE = "copydetect_dbfloor"
 _DF_ROW = np.dtype([("fields", ">i2"), ("feature_len", ">i4"), ("feature", ">i8"),
                     ("df_len", ">i4"), ("df", ">i4")])  # fmt: skip
-Batch = tuple[list[tuple[int, object]], PostingColumns]
+Batch = tuple[list[tuple[int, AnalysisLike]], PostingColumns]
 # The partial index the exact df table had (migrations 0005-0018), for its variants.
 _HEAVY_INDEX = "CREATE INDEX documents_feature_df_heavy ON documents_feature_df (df) WHERE df > 50"
 

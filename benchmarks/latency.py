@@ -18,7 +18,7 @@ from itertools import chain
 import numpy as np
 from django.db import transaction
 
-from benchmarks.corpus import Recombiner, document_id
+from benchmarks.corpus import Recombiner, Variant, document_id
 from benchmarks.database import documents_load
 from detection import DEFAULT_CONFIG, DocumentAnalysis, detect
 from documents.index.store import PostgresSentenceIndex
@@ -89,7 +89,7 @@ def archive_grow(
         clock.documents += len(chunk)
 
 
-def _variants(recombiner: Recombiner, ids: Sequence[int]) -> list[tuple[int, object]]:
+def _variants(recombiner: Recombiner, ids: Sequence[int]) -> list[tuple[int, Variant]]:
     return [(i, recombiner.variant(i)) for i in ids]
 
 
@@ -143,7 +143,7 @@ def source_recall(found: Sequence[frozenset[int]], truth: Sequence[frozenset[int
 
 def latency_summary(
     latency: Latency, truth: Sequence[frozenset[int]] | None = None
-) -> dict[str, float]:
+) -> dict[str, object]:
     """Percentiles of one `check_latency`; with `truth` (each query's source documents),
     also the share of them its full check reported."""
 

@@ -106,7 +106,6 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
         "ingest": ingest_figures,
         "copy_load": load,
         "curve": curve,
-        "lookup_result_form": _lookup_result_form(alias),
         "batch_all_pairs": all_pairs,
         "remove_at_largest_size": removal,
         "peer": {**peer, "ours_at_same_size": _point(curve, options.peer_docs)},
@@ -366,14 +365,6 @@ def _plan(alias: str, query) -> list[str]:  # type: ignore[no-untyped-def]
     heavy = index.heavy_features()  # as postings() does
     sql, params = index.lookup_statement(features, guard=max_df, heavy=heavy)
     return database.explain(alias, sql, params)
-
-
-def _lookup_result_form(alias: str) -> str:
-    """How the lookups sent their postings: the copydetect extension's one bytea, or two
-    arrays on a server without it (documents.index.extension)."""
-    from documents.index.extension import packing_for
-
-    return "posting_pack bytea" if packing_for(alias) else "array_agg bigint[] x2"
 
 
 def _machine() -> dict[str, object]:

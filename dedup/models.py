@@ -1,9 +1,9 @@
 """A deduplication run of a collection, its clusters, and the signatures that made them.
 
-A run stores the method it fitted on the collection (pickled) and every document's signature,
+A run stores the method it fitted on the collection and every document's signature,
 so a document processed later is signed by the same fitted method and joins a cluster without
-recomputing the collection (SimHash's streaming ids; see `dedup.services`).  Pickles are only
-ever read back from this database, never from users.
+recomputing the collection (SimHash's streaming ids; see `dedup.services`).  Both are stored
+in the versioned JSON form of `detection.neardup.encoding`.
 """
 
 from django.db import models
@@ -64,7 +64,7 @@ class ClusterMember(models.Model):
 
 
 class Signature(models.Model):
-    """A document's signature under a run's fitted method (pickled frozen dataclass or int)."""
+    """A document's signature under a run's fitted method (`detection.neardup.encoding`)."""
 
     run = models.ForeignKey(DedupRun, on_delete=models.CASCADE, related_name="signatures")
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")

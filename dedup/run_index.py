@@ -15,7 +15,6 @@ stays in the index until a lookup proposes it: the caller finds its membership g
 from __future__ import annotations
 
 import gc
-import pickle
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,6 +23,7 @@ from typing import Any
 from dedup.models import DedupRun, Signature
 from detection.neardup import NearDupMethod, signature_version
 from detection.neardup.base import CandidateIndex
+from detection.neardup.encoding import method_decode, signature_decode
 
 # Runs kept per process, least recently used dropped first: any number while their members
 # number at most CACHED_MEMBERS in all (a collection streams into the latest run of each of
@@ -46,9 +46,9 @@ class RunIndex:
         """Leave a deleted member out: the index may still propose it, `stored` decides."""
         self.stored.pop(document_id, None)
 
-    def read(self, rows: list[tuple[int, int, bytes]]) -> None:
+    def read(self, rows: list[tuple[int, int, bytes | memoryview]]) -> None:
         for row_id, document_id, data in rows:
-            sig = pickle.loads(bytes(data))  # noqa: S301 - written by dedup.services
+            sig = signature_decode(self.method.name, data)
             self.stored[document_id] = sig
             self.index.add(document_id, sig)
             self.last_id = max(self.last_id, row_id)
@@ -103,7 +103,7 @@ def fitted_method(run: DedupRun) -> NearDupMethod[Any] | None:
     another version of the method: streaming skips the run until it is re-run)."""
     if not run.fitted_method:
         return None
-    method: NearDupMethod[Any] = pickle.loads(bytes(run.fitted_method))  # noqa: S301 - our own row
+    method: NearDupMethod[Any] = method_decode(run.fitted_method)
     if signature_version(method) != run.signature_version:
         return None
     return method

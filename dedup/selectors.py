@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -29,7 +29,7 @@ class ClusterView:
     members: tuple[MemberView, ...]  # the centre first, then by score
 
 
-def run_get(*, user: AbstractBaseUser, run_id: int) -> DedupRun:
+def run_get(*, user: User, run_id: int) -> DedupRun:
     """The user's run, or 404 (others' runs do not exist for them)."""
     return get_object_or_404(
         DedupRun.objects.select_related("collection"),
@@ -89,7 +89,7 @@ def _member_order(member: MemberView) -> tuple[bool, float, int]:
 
 
 def pair_get(
-    *, user: AbstractBaseUser, collection_id: int, first: int, second: int
+    *, user: User, collection_id: int, first: int, second: int
 ) -> tuple[Document, Document]:
     """Two documents of the user's collection, or 404."""
     documents = Document.objects.filter(

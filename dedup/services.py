@@ -10,12 +10,11 @@ collection.
 from __future__ import annotations
 
 import logging
-import pickle
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
@@ -35,6 +34,7 @@ from detection.neardup import (
     signature_version,
 )
 from detection.neardup.base import CandidateIndex
+from detection.neardup.encoding import method_encode, signature_encode
 from documents import selectors as document_selectors
 from documents.models import Collection, Document
 
@@ -69,7 +69,7 @@ def method_check(method: str) -> str:
 # --- runs -----------------------------------------------------------------------------------
 
 
-def dedup_run_start(*, collection: Collection, method: str, user: AbstractBaseUser) -> DedupRun:
+def dedup_run_start(*, collection: Collection, method: str, user: User) -> DedupRun:
     """Create a run of `method` over the collection's processed documents and queue it."""
     method_check(method)
     if collection.owner_id != user.pk:
@@ -195,7 +195,7 @@ def _results_replace(
                 document_id=doc,
                 method=run.method,
                 signature_version=version,
-                data=pickle.dumps(sig),
+                data=signature_encode(run.method, sig),
             )
             for doc, sig in sigs.items()
             if doc in alive
@@ -206,7 +206,7 @@ def _results_replace(
             100,
             status=DedupRun.Status.DONE,
             signature_version=version,
-            fitted_method=pickle.dumps(method),
+            fitted_method=method_encode(method),
             finished=timezone.now(),
         )
     if len(sigs) >= ANALYZE_AFTER:
@@ -313,7 +313,7 @@ def _member_join(run: DedupRun, held: RunIndex, document: Document, sig: Any) ->
         document=document,
         method=run.method,
         signature_version=run.signature_version,
-        data=pickle.dumps(sig),
+        data=signature_encode(run.method, sig),
     )
     return ClusterMember.objects.create(
         run=run, cluster=cluster, document=document, relation=relation, score=score

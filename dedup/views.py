@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
+from core.http import AuthenticatedHttpRequest
 from dedup import selectors, services
 from dedup.forms import RunForm
 from dedup.models import DedupRun
@@ -27,15 +28,15 @@ PAIR_MAX_CHARS = 1_000_000
 
 
 @login_required
-def collection_dedup(request: HttpRequest, collection_id: int) -> HttpResponse:
+def collection_dedup(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     """GET: runs and the clusters of the latest finished run (or `?run=`); POST: start a run."""
     collection = document_selectors.collection_get(user=request.user, collection_id=collection_id)
     form = RunForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        run = services.dedup_run_start(
+        started = services.dedup_run_start(
             collection=collection, method=form.cleaned_data["method"], user=request.user
         )
-        messages.success(request, f"Deduplication with {run.method} is queued.")
+        messages.success(request, f"Deduplication with {started.method} is queued.")
         return redirect("dedup_collection", collection_id=collection.id)
     run = selectors.run_shown(collection=collection, run_id=_int(request.GET.get("run")))
     clusters = selectors.cluster_list(run=run) if run is not None else []
@@ -57,7 +58,7 @@ def collection_dedup(request: HttpRequest, collection_id: int) -> HttpResponse:
 
 
 @login_required
-def dedup_pair(request: HttpRequest, collection_id: int) -> HttpResponse:
+def dedup_pair(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     """Two documents of the collection side by side, shared passages highlighted
     (`detection.compare` on the fly: near-duplicate pairs have no stored matches).  A document
     paired with itself, or one above PAIR_MAX_CHARS, goes back to the runs with a message."""

@@ -11,9 +11,9 @@ Two implementations give the same output (property tests check it, and both agai
 scalar definition):
 
 * the C extension ``detection._lisfeatures`` (detection/_lisfeatures.c, built in place by
-  scripts/build_native.py, which ``make run``/``make test`` run): words are looked up in a C
+  setup.py, which ``make run``/``make test`` run): words are looked up in a C
   table (one cache line per word instead of a dict probe's several misses; it is the native
-  vocabulary's only word → id map), new words get their keyed blake2b hash (RFC 7693 in C) and
+  vocabulary's only word → id map), new words get their keyed blake2b hash (libb2) and
   flags there too, and the chains are summed per sentence with ``uint64`` wraparound — five to
   eight times faster than numpy on the dev corpus (docs/benchmarks.md);
 * numpy over arrays (``uint64`` arithmetic wraps modulo 2^64 like the scalar definition): the
@@ -38,7 +38,7 @@ from detection.features import FeatureModel
 
 try:
     from detection import _lisfeatures
-except ImportError as error:  # not built (scripts/build_native.py): the numpy path below
+except ImportError as error:  # not built (setup.py build_ext): the numpy path below
     _lisfeatures = None  # type: ignore[assignment]
     logging.getLogger(__name__).debug("detection._lisfeatures not built (%s): numpy path", error)
 

@@ -20,7 +20,7 @@ import rjieba
 
 try:
     from detection import _lisfeatures
-except ImportError:  # not built (scripts/build_native.py): the Python loops below
+except ImportError:  # not built (setup.py build_ext): the Python loops below
     _lisfeatures = None  # type: ignore[assignment]
 
 __all__ = ["Token", "tokenize", "token_spans", "sentence_words", "WORDS_VERSION"]

@@ -18,7 +18,7 @@ class DocumentAdmin(admin.ModelAdmin):
     readonly_fields = ["original_name"]
 
     @admin.display(description="original file")
-    def original_name(self, document: Document) -> str:
+    def original_name(self, document: Document) -> str | None:
         return document.original.name
 
 

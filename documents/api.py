@@ -62,7 +62,7 @@ _PAGE_PARAMETERS = [
 
 
 def _listed(
-    request: Request, view: APIView, items: Sequence[object], serializer: type[Serializer]
+    request: Request, view: APIView, items: Sequence | QuerySet, serializer: type[Serializer]
 ) -> Response:
     """All `items`, or with `limit`/`offset` one page `{"count", "next", "previous",
     "results"}`; a limit or offset that is not a number is a 400."""
@@ -363,7 +363,7 @@ class DocumentRecheckApi(APIView):
         return Response(DocumentStatusSerializer(document).data, status=status.HTTP_202_ACCEPTED)
 
 
-_NO_REPORT_YET = {
+_NO_REPORT_YET: dict[str, str] = {
     Document.Status.QUEUED: "The document is queued; no report yet.",
     Document.Status.PROCESSING: "The document is being processed; no report yet.",
     Document.Status.FAILED: "The document could not be processed (see its error): no report.",

@@ -105,7 +105,7 @@ def site_template(
         return None
     counted = SiteKey.objects.filter(collection_id=collection_id, site=site)
     left_out = [
-        frozenset(kept) | frozenset(removed)
+        frozenset(kept or ()) | frozenset(removed or ())
         for kept, removed in Document.objects.filter(
             id__in=exclude, collection_id=collection_id, site=site, site_keys__isnull=False
         ).values_list("site_keys", "site_removed_keys")

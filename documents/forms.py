@@ -37,7 +37,9 @@ class MultipleFileField(forms.FileField):
 
 
 class UploadForm(forms.Form):
-    files = MultipleFileField(label="Files")
+    # A declared field: the form's metaclass moves it into `base_fields`, so it does not
+    # replace `BaseForm.files` (the uploaded files), which the stubs cannot tell.
+    files = MultipleFileField(label="Files")  # type: ignore[assignment]
     template = forms.BooleanField(
         required=False,
         label="Template: text every student was given (the prompt, starter text); it is "

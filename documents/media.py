@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import cast
 
 from django.core.files.storage import Storage, default_storage
 from django.utils import timezone
@@ -21,7 +22,7 @@ from documents.bulk.jobs import UPLOADS_FOLDER
 from documents.models import ArchiveImport, Document
 
 # The top folder of Document.original's upload_to ("originals/%Y/%m/").
-ORIGINALS_FOLDER = Document._meta.get_field("original").upload_to.split("/")[0]
+ORIGINALS_FOLDER = cast(str, Document._meta.get_field("original").upload_to).split("/")[0]
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Count, F, Q, QuerySet
+from django.db.models.expressions import Combinable
 from django.db.models.functions import Collate
 from django.shortcuts import get_object_or_404
 
@@ -67,7 +68,7 @@ class Report:
     left_out: tuple[LeftOut, ...] = ()
 
 
-def collection_list(*, user: AbstractBaseUser) -> QuerySet[Collection]:
+def collection_list(*, user: User) -> QuerySet[Collection]:
     # Newest first, explicitly: an aggregate query drops the model's default ordering.
     return (
         Collection.objects.filter(owner=user, deleting=False)
@@ -76,7 +77,7 @@ def collection_list(*, user: AbstractBaseUser) -> QuerySet[Collection]:
     )
 
 
-def collection_get(*, user: AbstractBaseUser, collection_id: int) -> Collection:
+def collection_get(*, user: User, collection_id: int) -> Collection:
     """The user's collection, or 404 (others' collections, and those being deleted, do not
     exist for them)."""
     return get_object_or_404(Collection, id=collection_id, owner=user, deleting=False)
@@ -101,7 +102,7 @@ def unfinished_job_ids(jobs: QuerySet) -> list[int]:
     )
 
 
-def import_get(*, user: AbstractBaseUser, import_id: int) -> ArchiveImport:
+def import_get(*, user: User, import_id: int) -> ArchiveImport:
     """One of the user's imports (404 for anyone else's, as for collections)."""
     return get_object_or_404(
         ArchiveImport.objects.select_related("collection"),
@@ -111,14 +112,14 @@ def import_get(*, user: AbstractBaseUser, import_id: int) -> ArchiveImport:
     )
 
 
-def archive_list(*, user: AbstractBaseUser, exclude: Collection | None = None) -> QuerySet:
+def archive_list(*, user: User, exclude: Collection | None = None) -> QuerySet:
     archives = Collection.objects.filter(owner=user, kind=Collection.Kind.ARCHIVE, deleting=False)
     return archives.exclude(id=exclude.id) if exclude is not None else archives
 
 
 # How a collection's documents can be listed: the newest first (the default), the most
 # copied first, or by name.
-DOCUMENT_ORDERS = {
+DOCUMENT_ORDERS: dict[str, tuple[str | Combinable, ...]] = {
     "uploaded": ("-created_at", "-id"),
     "similarity": (F("similarity").desc(nulls_last=True), "-id"),
     # Numbers by their value ("student2" before "student10"): migration 0017's collation.
@@ -139,7 +140,7 @@ def document_status_counts(*, collection: Collection) -> dict[str, int]:
     return {status: counts.get(status, 0) for status in Document.Status.values}
 
 
-def document_get(*, user: AbstractBaseUser, document_id: int) -> Document:
+def document_get(*, user: User, document_id: int) -> Document:
     """The user's document, or 404."""
     return get_object_or_404(
         Document.objects.select_related("collection"),
@@ -259,7 +260,8 @@ def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[Pa
         .order_by()
     )
     shares: dict[tuple[int, int], float] = {}
-    found: dict[tuple[int, int], dict] = {}
+    found: dict[tuple[int, int], Mapping[str, Any]] = {}
+    row: Mapping[str, Any]
     for row in rows:
         shares[row["document_id"], row["source_id"]] = row["similarity"]
         found[row["document_id"], row["source_id"]] = row
@@ -276,7 +278,7 @@ def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[Pa
     return pairs
 
 
-def _pair(row: dict, back: float | None, *, copier_outside: bool) -> PairView:
+def _pair(row: Mapping[str, Any], back: float | None, *, copier_outside: bool) -> PairView:
     """A match row as a pair whose `document` is in the collection: an archive's document
     copied by another collection's document comes first, the copier second."""
     copier = (row["document_id"], document_path(row["document__folder"], row["document__filename"]))

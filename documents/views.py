@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from core.http import AuthenticatedHttpRequest
 from documents import selectors, services
 from documents.bulk import jobs as imports
 from documents.exclusions import Rules, rules_from_query
@@ -30,7 +31,7 @@ from documents.models import Collection
 
 
 @login_required
-def collection_list(request: HttpRequest) -> HttpResponse:
+def collection_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = CollectionForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         collection = services.collection_create(
@@ -47,7 +48,7 @@ DOCUMENTS_PER_PAGE = 100
 
 
 @login_required
-def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
+def collection_detail(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     collection = selectors.collection_get(user=request.user, collection_id=collection_id)
     choices = selectors.archive_list(user=request.user, exclude=collection)
     order = request.GET.get("sort", "uploaded")
@@ -89,7 +90,7 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def collection_settings(request: HttpRequest, collection_id: int) -> HttpResponse:
+def collection_settings(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     """Rename the collection or change its kind."""
     collection = selectors.collection_get(user=request.user, collection_id=collection_id)
     form = CollectionForm(request.POST)
@@ -105,7 +106,7 @@ def collection_settings(request: HttpRequest, collection_id: int) -> HttpRespons
 
 @login_required
 @require_POST
-def collection_exclusions(request: HttpRequest, collection_id: int) -> HttpResponse:
+def collection_exclusions(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     """Change what the collection's reports leave out; the similarities follow at once."""
     collection = selectors.collection_get(user=request.user, collection_id=collection_id)
     form = ExclusionsForm(request.POST)
@@ -119,7 +120,7 @@ def collection_exclusions(request: HttpRequest, collection_id: int) -> HttpRespo
 
 @login_required
 @require_POST
-def collection_delete(request: HttpRequest, collection_id: int) -> HttpResponse:
+def collection_delete(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     """Delete the collection with its documents (hidden at once, removed in the background)."""
     collection = selectors.collection_get(user=request.user, collection_id=collection_id)
     if not DeleteCollectionForm(request.POST).is_valid():
@@ -136,7 +137,7 @@ PAIRS_PER_PAGE = 200
 
 
 @login_required
-def collection_pairs(request: HttpRequest, collection_id: int) -> HttpResponse:
+def collection_pairs(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     """The pairs of documents that share passages, most copied first; `?min=30` keeps pairs
     where at least 30 % of one side is shared, `?format=csv` downloads them."""
     collection = selectors.collection_get(user=request.user, collection_id=collection_id)
@@ -200,7 +201,7 @@ def _cell(text: str) -> str:
 
 @login_required
 @require_POST
-def collection_reanalyze(request: HttpRequest, collection_id: int) -> HttpResponse:
+def collection_reanalyze(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     """Queue the stale documents of the collection and of the archives it is checked against;
     with `all`, every finished document of the collection (e.g. after the archive selection
     changed, to bring every report up to date)."""
@@ -218,7 +219,7 @@ def collection_reanalyze(request: HttpRequest, collection_id: int) -> HttpRespon
 
 @login_required
 @require_POST
-def collection_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
+def collection_upload(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     collection = selectors.collection_get(user=request.user, collection_id=collection_id)
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
@@ -259,7 +260,7 @@ def _import(request: HttpRequest, collection: Collection, uploads: list) -> Http
 
 @login_required
 @require_POST
-def import_retry(request: HttpRequest, import_id: int) -> HttpResponse:
+def import_retry(request: AuthenticatedHttpRequest, import_id: int) -> HttpResponse:
     """Run a failed bulk import again (what it stored is skipped)."""
     job = selectors.import_get(user=request.user, import_id=import_id)
     imports.import_retry(job=job)
@@ -299,7 +300,7 @@ def _upload_one(
 
 @login_required
 @require_POST
-def collection_archives(request: HttpRequest, collection_id: int) -> HttpResponse:
+def collection_archives(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     collection = selectors.collection_get(user=request.user, collection_id=collection_id)
     choices = selectors.archive_list(user=request.user, exclude=collection)
     form = ArchivesForm(request.POST, choices=choices)
@@ -317,7 +318,7 @@ def collection_archives(request: HttpRequest, collection_id: int) -> HttpRespons
 
 
 @login_required
-def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
+def document_detail(request: AuthenticatedHttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
     context = {
         "document": document,
@@ -328,7 +329,7 @@ def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
 
 
 @login_required
-def document_original(request: HttpRequest, document_id: int) -> FileResponse:
+def document_original(request: AuthenticatedHttpRequest, document_id: int) -> FileResponse:
     """The uploaded file as it came, to its owner only (a download, never rendered inline)."""
     document = selectors.document_get(user=request.user, document_id=document_id)
     try:
@@ -340,7 +341,7 @@ def document_original(request: HttpRequest, document_id: int) -> FileResponse:
 
 @login_required
 @require_POST
-def document_recheck(request: HttpRequest, document_id: int) -> HttpResponse:
+def document_recheck(request: AuthenticatedHttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
     services.document_recheck(document=document)
     messages.success(request, f"{document.filename} is queued for checking again.")
@@ -349,7 +350,7 @@ def document_recheck(request: HttpRequest, document_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def document_submitted(request: HttpRequest, document_id: int) -> HttpResponse:
+def document_submitted(request: AuthenticatedHttpRequest, document_id: int) -> HttpResponse:
     """Say when the document was handed in; its collection's similarities follow."""
     document = selectors.document_get(user=request.user, document_id=document_id)
     form = SubmittedForm(request.POST)
@@ -365,7 +366,7 @@ def document_submitted(request: HttpRequest, document_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def document_template(request: HttpRequest, document_id: int) -> HttpResponse:
+def document_template(request: AuthenticatedHttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
     template = request.POST.get("template") == "1"
     services.document_template_set(document=document, template=template)
@@ -379,7 +380,7 @@ def document_template(request: HttpRequest, document_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def document_delete(request: HttpRequest, document_id: int) -> HttpResponse:
+def document_delete(request: AuthenticatedHttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
     collection_id, filename = document.collection_id, document.filename
     services.document_delete(document=document)
@@ -396,7 +397,7 @@ REPORT_CONTEXT = 600
 
 
 @login_required
-def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
+def document_report(request: AuthenticatedHttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(user=request.user, document_id=document_id)
     if document.status != document.Status.DONE or document.template:
         # Not checked (yet, or a template): a report would claim "nothing copied" for text

@@ -124,43 +124,9 @@ fsync = $durable
 synchronous_commit = $durable
 full_page_writes = $durable
 max_connections = 100
-huge_pages = try
 CONF
     [ "$IS_ROOT" -eq 1 ] && chown postgres: "$PGDATA/copydetect.conf"
     return 0
-}
-
-# Huge pages for the shared buffers (docs/benchmarks.md, "Huge pages"). A worst-case lookup
-# visits ~3,000 btree pages scattered over gigabytes of shared memory; with 4 kB pages most
-# visits also miss the TLB, and the server's CPU per lookup went from 8.2-8.5 ms to 4.9-6.6 ms
-# once the buffers were backed by 2 MB pages. As root, the kernel is asked for the pages this
-# cluster needs on top of the free ones (vm.nr_hugepages is only raised; its old value is
-# given back at stop). `huge_pages = try`: without them (not root, memory too fragmented,
-# PG_HUGE_PAGES=off) PostgreSQL uses normal pages as before.
-HUGEPAGES_SAVED="$VAR/postgres.nr_hugepages"
-
-pg_reserve_huge_pages() {
-    [ "${PG_HUGE_PAGES:-try}" != off ] && [ "$IS_ROOT" -eq 1 ] &&
-        [ -w /proc/sys/vm/nr_hugepages ] || return 0
-    local needed current free
-    needed="$(as_pg "$PGBIN/postgres" -D "$PGDATA" -C shared_memory_size_in_huge_pages \
-        2>/dev/null)" || return 0
-    [[ "$needed" =~ ^[0-9]+$ ]] && [ "$needed" -gt 0 ] || return 0
-    free="$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)"
-    [ "${free:-0}" -ge "$needed" ] && return 0
-    current="$(cat /proc/sys/vm/nr_hugepages)"
-    [ -f "$HUGEPAGES_SAVED" ] || echo "$current" >"$HUGEPAGES_SAVED"
-    echo $((current + needed - ${free:-0})) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
-    free="$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)"
-    if [ "${free:-0}" -lt "$needed" ]; then
-        log "only ${free:-0} of $needed huge pages could be reserved: PostgreSQL uses normal pages"
-    fi
-}
-
-pg_release_huge_pages() {
-    [ -f "$HUGEPAGES_SAVED" ] || return 0
-    cat "$HUGEPAGES_SAVED" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
-    rm -f "$HUGEPAGES_SAVED"
 }
 
 pg_running() {
@@ -291,7 +257,6 @@ pg_start() {
             "(another clone's services?); choose a free one: PGPORT=<port> make ..."
         pg_write_conf
         pg_write_hba >/dev/null
-        pg_reserve_huge_pages
         log "starting PostgreSQL on 127.0.0.1:$PGPORT ($PGDATA)"
         as_pg "$PGBIN/pg_ctl" start -D "$PGDATA" -l "$LOGDIR/postgres.log" -w -t 60 \
             >/dev/null || die "PostgreSQL did not start, see $LOGDIR/postgres.log"
@@ -305,7 +270,6 @@ pg_stop() {
     if pg_running; then
         log "stopping PostgreSQL ($PGDATA)"
         as_pg "$PGBIN/pg_ctl" stop -D "$PGDATA" -m fast -w -t 60 >/dev/null
-        pg_release_huge_pages
     else
         log "PostgreSQL of $PGDATA is not running"
     fi

@@ -13,9 +13,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # Fonts are only Recommends of chromium (not installed with --no-install-recommends); the
 # CJK one lets headless Chromium lay out Chinese text instead of empty boxes. The evidence
 # report's PDF (WeasyPrint) needs Pango and fonts-noto-cjk for its Chinese text; its tests
-# read the PDF back with poppler-utils' pdftotext.
+# read the PDF back with poppler-utils' pdftotext. libb2-dev: BLAKE2b for the C extension of
+# the feature extraction (setup.py).
 SYSTEM_PACKAGES=(make build-essential python3 python3-venv python3-dev postgresql redis-server redis-tools wordnet-base wordnet-sense-index chromium chromium-driver
-    fonts-liberation fonts-wqy-zenhei libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk poppler-utils)
+    fonts-liberation fonts-wqy-zenhei libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk poppler-utils libb2-dev)
 
 VENV="$ROOT/.venv"
 VENV_STAMP="$VENV/.requirements.sha256"
@@ -24,10 +25,9 @@ package_installed() {
     [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
 }
 
-# The Debian packages, then the PostgreSQL extension built from this tree.
+# The Debian packages.
 setup_system() {
     setup_packages
-    setup_pgext
 }
 
 # apt-get update runs once, and only when something is missing.
@@ -48,68 +48,6 @@ setup_packages() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
         --no-install-recommends "${missing[@]}"
-}
-
-# documents/pgext, the copydetect PostgreSQL extension (the lookup's postings packed into one
-# bytea; docs/architecture.md), built with PGXS for the server services.sh runs and installed
-# into its directories. It is optional: without root or sudo, without the server headers
-# (Debian's postgresql-server-dev-all, installed here when missing), or with
-# COPYDETECT_PGEXT=off, this says why and goes on, and lookups aggregate with array_agg (the
-# same results, ~1 ms slower). A stamp beside the installed control file records what was
-# built from (its four source files and the server version); nothing is done while it
-# matches. The build runs in a scratch copy of the sources, so the tree gets no objects.
-PGEXT_SOURCES=(Makefile copydetect.c copydetect.control copydetect--1.0.sql)
-
-setup_pgext() {
-    if [ "${COPYDETECT_PGEXT:-on}" = off ]; then
-        log "copydetect extension not installed (COPYDETECT_PGEXT=off)"
-        return 0
-    fi
-    if [ "$IS_ROOT" -eq 0 ] && ! sudo -n true 2>/dev/null; then
-        log "not root and sudo asks for a password: the copydetect extension is not installed" \
-            "(run 'sudo -v' first to install it)"
-        return 0
-    fi
-    local pg_config
-    pg_config="$(pg_bindir)/pg_config"
-    # pg_config and PGXS come with the client package; the server headers do not.
-    pgext_headers() { [ -f "$("$pg_config" --includedir-server 2>/dev/null)/postgres.h" ]; }
-    if ! pgext_headers; then
-        log "installing postgresql-server-dev-all (headers to build documents/pgext)"
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-            --no-install-recommends postgresql-server-dev-all ||
-            { as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
-                as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-                    --no-install-recommends postgresql-server-dev-all; } || true
-    fi
-    if ! pgext_headers; then
-        log "no server headers for $pg_config: the copydetect extension is not built" \
-            "(lookups use array_agg)"
-        return 0
-    fi
-    local sharedir libdir want have="" stamp scratch file
-    sharedir="$("$pg_config" --sharedir)/extension"
-    libdir="$("$pg_config" --pkglibdir)"
-    stamp="$sharedir/copydetect.sha256"
-    want="$( (for file in "${PGEXT_SOURCES[@]}"; do cat "$ROOT/documents/pgext/$file"; done
-        "$pg_config" --version) | sha256sum | cut -d' ' -f1)"
-    [ -f "$stamp" ] && have="$(cat "$stamp")"
-    if [ "$want" = "$have" ] && [ -f "$libdir/copydetect.so" ]; then
-        log "copydetect extension up to date"
-        return 0
-    fi
-    log "building the copydetect extension (documents/pgext) for $("$pg_config" --version)"
-    scratch="$(mktemp -d)"
-    for file in "${PGEXT_SOURCES[@]}"; do cp "$ROOT/documents/pgext/$file" "$scratch/"; done
-    # with_llvm=no: no JIT bitcode to build and install (the extension has nothing to inline).
-    if make -s -C "$scratch" with_llvm=no PG_CONFIG="$pg_config" >/dev/null &&
-        as_root make -s -C "$scratch" with_llvm=no PG_CONFIG="$pg_config" install >/dev/null &&
-        echo "$want" | as_root tee "$stamp" >/dev/null; then
-        log "copydetect extension installed into $libdir"
-    else
-        log "building or installing documents/pgext failed (above): lookups use array_agg"
-    fi
-    rm -rf "$scratch"
 }
 
 # The interpreter for a new virtualenv: python3 if it is 3.11 or newer.
@@ -153,10 +91,12 @@ setup_requirements() {
     echo "$want" >"$VENV_STAMP"
 }
 
-# detection/_lisfeatures.c -> detection/_lisfeatures*.so with the venv's compiler flags
-# (build-essential, python3-dev); skipped while its stamp matches (scripts/build_native.py).
+# detection/_lisfeatures.c -> detection/_lisfeatures*.so by setuptools (setup.py; needs
+# build-essential, python3-dev, libb2-dev); setuptools skips it while the module is newer
+# than its source. Intermediate files go to var/build.
 setup_native() {
-    "$VENV/bin/python" "$ROOT/scripts/build_native.py" ||
+    (cd "$ROOT" && "$VENV/bin/python" setup.py -q build_ext --inplace \
+        --build-temp var/build --build-lib var/build/lib) ||
         die "building detection/_lisfeatures.c failed (see the compiler output above)"
 }
 

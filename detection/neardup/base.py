@@ -69,8 +69,11 @@ class CandidateIndex(Protocol[Sig_contra]):
 class NearDupMethod(Protocol[Sig]):
     """A document-level near-duplicate method (see docs/neardup.md for the seven methods)."""
 
-    name: str
-    config: Any  # the method's frozen config dataclass; ``config.version`` names it
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def config(self) -> Any: ...  # the method's frozen config dataclass; ``config.version``
 
     def fit(self, texts: Iterable[str]) -> None: ...
 

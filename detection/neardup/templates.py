@@ -67,7 +67,8 @@ class TemplateStripping:
     The method class is a ``@dataclass(slots=True)`` whose ``config`` has ``strip_templates`` and
     ``templates``, and it declares ``_templates: TemplateFilter = field(init=False)`` itself: a
     field of a base class would come first in the field order, which is the order of a pickled
-    method's state (dedup runs store fitted methods), so old pickles would load wrongly.
+    method's state, so the runs pickled before dedup migration 0002 (which reads them) would
+    load wrongly.
     A subclass that extends ``__post_init__`` or ``fit`` calls ``TemplateStripping.<name>(self)``:
     zero-argument ``super()`` does not work in a slotted dataclass before Python 3.14.
     """

@@ -337,7 +337,9 @@ def _read(work: tuple[str, str, bytes]) -> _Read:
     does (`services.document_process`); only the storage failing stops the import."""
     filename, folder, data = work
     field = Document._meta.get_field("original")
-    original = field.storage.save(field.generate_filename(None, filename), ContentFile(data))
+    # upload_to is a string: the instance is not read (the stubs require a model).
+    name = field.generate_filename(None, filename)  # type: ignore[arg-type]
+    original = field.storage.save(name, ContentFile(data))
     try:
         resolve_format(filename, data)
         read = read_text(filename, data)
@@ -405,8 +407,8 @@ def _finish(
         page = pages.get(position)
         analysis = analysed.get(position, result.analysis)
         if result.error or isinstance(page, str) or isinstance(analysis, str):
-            error = result.error or (page if isinstance(page, str) else str(analysis))
-            ready.append(_Ready(item, checksum, result.original, error=error))
+            failure = result.error or (page if isinstance(page, str) else str(analysis))
+            ready.append(_Ready(item, checksum, result.original, error=failure))
             continue
         if page is None:
             read = result.read

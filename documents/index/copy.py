@@ -28,12 +28,16 @@ COPY_COLUMNS = "(feature, model, ref)"
 
 
 class SentenceLike(Protocol):
-    index: int
-    features: Sequence[int]
+    # Read-only properties: the frozen dataclasses of `detection` fit them.
+    @property
+    def index(self) -> int: ...
+    @property
+    def features(self) -> Sequence[int]: ...
 
 
 class AnalysisLike(Protocol):
-    model_version: str
+    @property
+    def model_version(self) -> str: ...
 
     @property
     def sentences(self) -> Sequence[SentenceLike]: ...

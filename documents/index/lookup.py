@@ -21,11 +21,10 @@ back; this module keeps that one cheap statement:
   list for the whole statement (not one per partition) keeps PostgreSQL's estimate of the
   generic plan low: with per-partition probes and a large df table it planned every lookup
   anew.
-- The postings come back as ONE row: one bytea of (feature, packed sentence reference) pairs
-  made by the copydetect extension's `posting_pack` aggregate (`documents.index.extension`), or,
-  on a server without it, two `bigint[]` (migration 0011) decoded by numpy
-  (`Int8ArrayLoader`). Rows would cost a Python tuple per posting; arrays are sent element by
-  element by PostgreSQL's `array_send`; the bytea is sent as it is.
+- The postings come back as ONE row: two `bigint[]`, the features and the packed sentence
+  references (migration 0011), decoded by numpy (`Int8ArrayLoader`); rows would cost a Python
+  tuple per posting. (A C aggregate that sent them as one bytea saved no measurable time in
+  the full check: docs/decisions/0001-postgres-extension.md.)
 - Unscoped lookups aggregate the partitions' rows straight out (no materialised CTE); the
   statement text is the same for every query, so it is prepared once per connection
   (`execute_prepared`) and PostgreSQL plans it generically after five executions instead of
@@ -43,7 +42,6 @@ import psycopg
 from psycopg.adapt import Buffer, Dumper, Loader
 from psycopg.pq import Format
 
-from documents.index.extension import PACK_AGGREGATE
 from documents.index.partition import partition_of
 
 POSTING_TABLE = "documents_posting"
@@ -206,8 +204,8 @@ _KEPT = (
 )
 
 
-def _statement(*, df: bool, scope: str, packed: bool) -> str:
-    return _composed(df, scope, _POSTINGS_PACKED if packed else _POSTINGS_ARRAYS)
+def _statement(*, df: bool, scope: str) -> str:
+    return _composed(df, scope, _POSTINGS)
 
 
 @cache  # a few texts per process, each the same for every query of its shape
@@ -229,12 +227,11 @@ def _composed(df: bool, scope: str, postings: str) -> str:
 # (`PostgresSentenceIndex.heavy_features`).
 GENERATION = f"(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM {HEAVY_GENERATION})"
 # The postings of a lookup, as one row: NULL(s) when nothing was found.
-_POSTINGS_ARRAYS = "array_agg(h.feature), array_agg(h.ref)"
-_POSTINGS_PACKED = f"{PACK_AGGREGATE}(h.feature, h.ref)"  # documents.index.extension.unpack
+_POSTINGS = "array_agg(h.feature), array_agg(h.ref)"
 _DOCUMENT = "(h.ref >> 32)"  # the document of a reference (detection.pack_refs)
 # A scoped lookup also returns the features with more than %(crowded)s postings before the scope
 # was applied (all documents of the model) and their posting counts: the ones worth counting
-# for DF_TABLE (the `crowded` CTE of `_statement`). `{postings}`: one of the _POSTINGS_* forms.
+# for DF_TABLE (the `crowded` CTE of `_statement`). `{postings}`: `_POSTINGS`.
 _SCOPED = (
     "SELECT {postings}, (SELECT array_agg(feature) FROM crowded),"
     f" (SELECT array_agg(n) FROM crowded), {GENERATION} FROM hits h WHERE"
@@ -261,15 +258,12 @@ def lookup_statement(
     guard: int | None,
     heavy: HeavyFeatures | None,
     scope: str = "",
-    packed: bool = False,
 ) -> tuple[str, dict[str, object]]:
     """The SQL and parameters of one lookup; `scope` is "" or one of the SCOPE_* selects
     (their parameters are the caller's). Features listed in `heavy` above `guard` are
     checked in the df table and left out if their recorded df still exceeds it (none when
     `guard` is None); the statement has no df probe at all when no feature is listed above
-    the guard. `packed`: the postings come back as `posting_pack`'s one bytea (the copydetect
-    extension) instead of two arrays. The row's last column is the df table's generation
-    (`GENERATION`)."""
+    the guard. The row's last column is the df table's generation (`GENERATION`)."""
     if isinstance(features, np.ndarray):
         wanted = np.sort(features.astype(np.int64, copy=False))
     else:
@@ -286,7 +280,7 @@ def lookup_statement(
         params["h"] = Int8Array(wanted[listed_above])
         params["hr"] = Int8Array(partitions[listed_above])
         params["guard"] = guard
-    return _statement(df=checked, scope=scope, packed=packed), params
+    return _statement(df=checked, scope=scope), params
 
 
 def _route(

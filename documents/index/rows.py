@@ -14,6 +14,7 @@ import json
 import operator
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import cast
 
 from django.contrib.postgres.fields import ArrayField
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -56,7 +57,8 @@ def rows_copy(instances: Sequence[Model], *, using: str = DEFAULT_DB_ALIAS) -> N
             for instance, (number,) in zip(unnumbered, cursor.fetchall(), strict=True):
                 instance.pk = number
         prepared = [_preparer(field, connection, timezone.now()) for field in fields]
-        columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+        # A concrete field has a column (the stubs type `Field.column` as optional).
+        columns = ", ".join(connection.ops.quote_name(cast(str, f.column)) for f in fields)
         statement = f"COPY {connection.ops.quote_name(meta.db_table)} ({columns}) FROM STDIN"
         with cursor.copy(statement) as copy:
             for instance in instances:

@@ -55,7 +55,6 @@ from documents.index.copy import (
     copy_rows,
     posting_columns,
 )
-from documents.index.extension import packing_for, unpack
 from documents.index.lookup import (
     DF_TABLE,
     GENERATION,
@@ -346,8 +345,7 @@ class PostgresSentenceIndex:
         connection = connections[self.using]
         heavy = None if guard is None else self.heavy_features()
         asked = time.monotonic()
-        packed = packing_for(self.using)
-        sql, params = self.lookup_statement(features, guard=guard, heavy=heavy, packed=packed)
+        sql, params = self.lookup_statement(features, guard=guard, heavy=heavy)
         # Prepared unless the database's OPTIONS decide about prepared statements themselves
         # (e.g. `prepare_threshold: None` behind a pooler that cannot keep them).
         lift = "prepare_threshold" not in connection.settings_dict.get("OPTIONS", {})
@@ -359,16 +357,11 @@ class PostgresSentenceIndex:
         assert row is not None  # an aggregate's one row
         self._saw_generation(int(row[-1]), asked)
         row = row[:-1]
-        width = 1 if packed else 2  # the postings' columns
-        if row[0] is None:  # no rows aggregated
-            found = Postings.empty()
-        elif packed:
-            found = Postings(*unpack(row[0]))
-        else:
-            found = Postings(row[0], row[1])
+        # The two arrays; NULL when no rows were aggregated.
+        found = Postings.empty() if row[0] is None else Postings(row[0], row[1])
         crowded = None
-        if len(row) > width:  # scoped: counted before the scope was applied
-            crowded = _array(row[width]), _array(row[width + 1])
+        if len(row) > 2:  # scoped: counted before the scope was applied
+            crowded = _array(row[2]), _array(row[3])
         return found, crowded, heavy
 
     def lookup_statement(
@@ -377,21 +370,11 @@ class PostgresSentenceIndex:
         *,
         guard: int | None,
         heavy: HeavyFeatures | None = None,
-        packed: bool | None = None,
     ) -> tuple[str, dict[str, object]]:
-        """The SQL and named parameters `postings` runs (for EXPLAIN in the benchmark). The
-        postings come packed into one bytea when `packed`, by default when the connection has
-        the copydetect extension (`documents.index.extension`)."""
-        if packed is None:
-            packed = packing_for(self.using)
+        """The SQL and named parameters `postings` runs (for EXPLAIN in the benchmark)."""
         scope, scope_params = self._scope()
         sql, params = lookup_statement(
-            features,
-            version=self.model_version,
-            guard=guard,
-            heavy=heavy,
-            scope=scope,
-            packed=packed,
+            features, version=self.model_version, guard=guard, heavy=heavy, scope=scope
         )
         return sql, {**params, **scope_params}
 
@@ -514,7 +497,9 @@ class PostgresSentenceIndex:
         connection.ensure_connection()
         with connection.wrap_database_errors, lookup_cursor(connection.connection) as cursor:
             cursor.execute(f"SELECT {GENERATION}")  # what every lookup also returns
-            generation = int(cursor.fetchone()[0])
+            row = cursor.fetchone()
+            assert row is not None  # a SELECT without FROM: one row
+            generation = int(row[0])
             if cached is not None and cached.generation == generation:
                 _HEAVY[key] = replace(cached, checked=now)
                 return _HEAVY[key]
@@ -525,7 +510,9 @@ class PostgresSentenceIndex:
                 f" (SELECT feature, df FROM {DF_TABLE} ORDER BY feature) d",
                 binary=True,
             )
-            features, dfs = (_array(column) for column in cursor.fetchone())
+            row = cursor.fetchone()
+            assert row is not None  # an aggregate's one row
+            features, dfs = (_array(column) for column in row)
         if len(features) > 1 and not (features[1:] > features[:-1]).all():
             order = np.argsort(features)  # an aggregate's input order is not promised
             features, dfs = features[order], dfs[order]

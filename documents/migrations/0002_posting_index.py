@@ -43,4 +43,4 @@ DROP = [
 class Migration(migrations.Migration):
     dependencies = [("documents", "0001_initial")]
 
-    operations = [migrations.RunSQL(sql=CREATE, reverse_sql=DROP)]
+    operations = [migrations.RunSQL(sql=tuple(CREATE), reverse_sql=tuple(DROP))]

@@ -49,4 +49,4 @@ DROP = [
 class Migration(migrations.Migration):
     dependencies = [("documents", "0002_posting_index")]
 
-    operations = [migrations.RunSQL(sql=CREATE, reverse_sql=DROP)]
+    operations = [migrations.RunSQL(sql=tuple(CREATE), reverse_sql=tuple(DROP))]

@@ -62,4 +62,4 @@ DROP = [
 class Migration(migrations.Migration):
     dependencies = [("documents", "0003_forget_deleted_documents")]
 
-    operations = [migrations.RunSQL(sql=CREATE, reverse_sql=DROP)]
+    operations = [migrations.RunSQL(sql=tuple(CREATE), reverse_sql=tuple(DROP))]

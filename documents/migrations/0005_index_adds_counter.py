@@ -29,4 +29,4 @@ DROP = [
 class Migration(migrations.Migration):
     dependencies = [("documents", "0004_posting_lookup_covering")]
 
-    operations = [migrations.RunSQL(sql=CREATE, reverse_sql=DROP)]
+    operations = [migrations.RunSQL(sql=tuple(CREATE), reverse_sql=tuple(DROP))]

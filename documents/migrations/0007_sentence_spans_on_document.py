@@ -64,7 +64,7 @@ class Migration(migrations.Migration):
         migrations.AddField(model_name="document", name="sentence_starts", field=_spans_field()),
         migrations.RunSQL(sql=COPY_SPANS, reverse_sql=RESTORE_SPANS),
         migrations.DeleteModel(name="Sentence"),
-        migrations.RunSQL(sql=BRIN, reverse_sql=BTREE),
+        migrations.RunSQL(sql=tuple(BRIN), reverse_sql=tuple(BTREE)),
         migrations.RunSQL(
             sql=LZ4,
             reverse_sql="ALTER TABLE documents_document ALTER COLUMN text SET COMPRESSION pglz",

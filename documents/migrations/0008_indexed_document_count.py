@@ -98,4 +98,4 @@ DROP = [
 class Migration(migrations.Migration):
     dependencies = [("documents", "0007_sentence_spans_on_document")]
 
-    operations = [migrations.RunSQL(sql=CREATE, reverse_sql=DROP)]
+    operations = [migrations.RunSQL(sql=tuple(CREATE), reverse_sql=tuple(DROP))]

@@ -25,4 +25,4 @@ MINMAX = [
 class Migration(migrations.Migration):
     dependencies = [("documents", "0008_indexed_document_count")]
 
-    operations = [migrations.RunSQL(sql=MULTI, reverse_sql=MINMAX)]
+    operations = [migrations.RunSQL(sql=tuple(MULTI), reverse_sql=tuple(MINMAX))]

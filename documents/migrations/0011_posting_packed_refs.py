@@ -121,6 +121,6 @@ class Migration(migrations.Migration):
     dependencies = [("documents", "0010_forget_in_feature_order")]
 
     operations = [
-        migrations.RunSQL(sql=PACK, reverse_sql=UNPACK),
+        migrations.RunSQL(sql=tuple(PACK), reverse_sql=tuple(UNPACK)),
         migrations.RunSQL(sql=FORGET_PACKED, reverse_sql=FORGET_COLUMNS),
     ]

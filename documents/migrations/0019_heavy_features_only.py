@@ -38,4 +38,4 @@ BACKWARD = [
 class Migration(migrations.Migration):
     dependencies = [("documents", "0018_collection_all_archives")]
 
-    operations = [migrations.RunSQL(sql=FORWARD, reverse_sql=BACKWARD)]
+    operations = [migrations.RunSQL(sql=tuple(FORWARD), reverse_sql=tuple(BACKWARD))]

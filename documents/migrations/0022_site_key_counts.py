@@ -94,9 +94,11 @@ DROP FUNCTION documents_site_keys_count();
 
 def count_stored_pages(apps, schema_editor):
     """The keys of the pages processed before this migration (the triggers count them)."""
-    document = apps.get_model("documents", "Document")
+    documents = apps.get_model("documents", "Document").objects.using(
+        schema_editor.connection.alias  # the database being migrated, not always the default
+    )
     pages = (
-        document.objects.exclude(site="").exclude(text="")
+        documents.exclude(site="").exclude(text="")
         .only("id", "text", "boilerplate_lines").order_by("id")
     )  # fmt: skip
     batch = []
@@ -105,9 +107,9 @@ def count_stored_pages(apps, schema_editor):
         page.site_removed_keys = sorted(text_keys("\n".join(page.boilerplate_lines)))
         batch.append(page)
         if len(batch) == 500:
-            document.objects.bulk_update(batch, ["site_keys", "site_removed_keys"])
+            documents.bulk_update(batch, ["site_keys", "site_removed_keys"])
             batch = []
-    document.objects.bulk_update(batch, ["site_keys", "site_removed_keys"])
+    documents.bulk_update(batch, ["site_keys", "site_removed_keys"])
 
 
 class Migration(migrations.Migration):

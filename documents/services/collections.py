@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from documents import selectors
@@ -17,7 +17,7 @@ logger = logging.getLogger(__name__)
 
 
 def collection_create(
-    *, owner: AbstractBaseUser, name: str, kind: str = Collection.Kind.ASSIGNMENT
+    *, owner: User, name: str, kind: str = Collection.Kind.ASSIGNMENT
 ) -> Collection:
     name, kind = _collection_fields(name, kind)
     return Collection.objects.create(owner=owner, name=name, kind=kind)

@@ -120,7 +120,7 @@ def _documents_delete(ids: Sequence[int]) -> None:
     transaction.on_commit(lambda: similarity_refresh_elsewhere(elsewhere))
 
 
-def _files_delete(files: Sequence[tuple[Storage, str]]) -> None:
+def _files_delete(files: Sequence[tuple[Storage, str | None]]) -> None:
     for storage, name in files:
         if name:
             storage.delete(name)

@@ -126,9 +126,8 @@ def test_runs_left_unfinished_are_queued_again_at_start_up(collection, owner, mo
 def test_a_signature_stored_by_another_process_before_the_lock_is_read_under_it(
     collection, owner, add_pages, monkeypatch
 ):
-    import pickle
-
     from dedup.models import Signature
+    from detection.neardup.encoding import signature_encode
 
     add_pages(*STORY_0)
     run = start_run(collection, owner)
@@ -147,7 +146,7 @@ def test_a_signature_stored_by_another_process_before_the_lock_is_read_under_it(
             document=other,
             method=run_row.method,
             signature_version=run_row.signature_version,
-            data=pickle.dumps(held.method.signature(other.text)),
+            data=signature_encode(run_row.method, held.method.signature(other.text)),
         )
         ClusterMember.objects.create(
             run=run_row, cluster=999, document=other, relation="centre", score=1.0

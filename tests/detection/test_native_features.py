@@ -29,7 +29,7 @@ def test_the_native_feature_path_is_built_and_used():
         pytest.skip(f"{ALLOW_FALLBACK}=1: the numpy fallback is accepted")
     assert vocabulary.NATIVE, (
         "detection._lisfeatures is not importable: build it with "
-        ".venv/bin/python scripts/build_native.py (scripts/setup.sh does), or set "
+        ".venv/bin/python setup.py build_ext --inplace (scripts/setup.sh does), or set "
         f"{ALLOW_FALLBACK}=1 to accept the slower numpy path"
     )
     assert vocabulary._vocabulary(feature_model(DEFAULT_CONFIG)).table is not None

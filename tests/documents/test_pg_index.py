@@ -650,8 +650,7 @@ def test_a_failed_lookup_leaves_the_threshold_and_the_next_lookup_works(collecti
     index = PostgresSentenceIndex(model_version=V1)
     index.add(document.id, analysis)
     with monkeypatch.context() as broken:
-        for form in ("_POSTINGS_ARRAYS", "_POSTINGS_PACKED"):
-            broken.setattr(pg_lookup, form, "no_such_column")
+        broken.setattr(pg_lookup, "_POSTINGS", "no_such_column")
         with pytest.raises(DatabaseError), transaction.atomic():
             index.postings({1}, max_df=None)
     assert connection.connection.prepare_threshold is None

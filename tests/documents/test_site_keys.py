@@ -168,6 +168,7 @@ def test_the_migration_counts_the_pages_stored_before_it(archive):
     assert counted(archive) == {}
 
     migration = importlib.import_module("documents.migrations.0022_site_key_counts")
-    migration.count_stored_pages(apps, None)
+    with connection.schema_editor() as editor:  # the database being migrated: the default
+        migration.count_stored_pages(apps, editor)
 
     assert counted(archive) == expected == recounted(archive)

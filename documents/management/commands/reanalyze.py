@@ -10,6 +10,8 @@ collection pages).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from documents import selectors, services, signals
@@ -42,10 +44,10 @@ class Command(BaseCommand):
             "--dry-run", action="store_true", help="count the documents, queue nothing"
         )
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         collections = options["collection"]
         if collections is not None:
-            missing = set(collections) - set(  # type: ignore[arg-type]
+            missing = set(collections) - set(
                 Collection.objects.filter(id__in=collections).values_list("id", flat=True)
             )
             if missing:
