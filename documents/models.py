@@ -29,6 +29,9 @@ class Collection(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # Set when its owner deletes it: hidden at once, removed with its documents by a task.
     deleting = models.BooleanField(default=False)
+    # Until when its deletion is known to be alive (`core.lease`): the periodic sweep
+    # queues unfinished work again only once its lease ran out.
+    lease_until = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -99,6 +102,9 @@ class Document(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Until when its processing is known to be alive (`core.lease`): the periodic sweep
+    # queues unfinished work again only once its lease ran out.
+    lease_until = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -206,6 +212,9 @@ class ArchiveImport(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Until when the import is known to be alive (`core.lease`): the periodic sweep
+    # queues unfinished work again only once its lease ran out.
+    lease_until = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -3,3 +3,4 @@
 PROCESS_TASK = "documents.process"
 DELETE_TASK = "documents.delete_collection"
 IMPORT_TASK = "documents.import_archive"
+SWEEP_TASK = "documents.sweep"

@@ -25,6 +25,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "core",
     "documents",
     "dedup",
 ]
@@ -133,6 +134,13 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Every worker sends the sweep (documents.tasks.work_sweep_task) this often: outbox messages
+# the broker did not take are sent, and unfinished work whose lease ran out (core.lease) is
+# queued again. A task holds its lease for LEASE_SECONDS after its last heartbeat; work never
+# leased (queued, not started) is queued again LEASE_GRACE_SECONDS after the sweep saw it.
+SWEEP_SECONDS = float(os.environ.get("SWEEP_SECONDS", 60))
+LEASE_SECONDS = float(os.environ.get("LEASE_SECONDS", 90))
+LEASE_GRACE_SECONDS = float(os.environ.get("LEASE_GRACE_SECONDS", 120))
 
 LOGGING = {
     "version": 1,

@@ -36,3 +36,5 @@ if os.environ.get("TEST_DATABASE_NAME"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["TEST_DATABASE_NAME"]}
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "test-media"))
 MAX_UPLOAD_BYTES = 1024 * 1024
+# The worker a test starts sweeps only when the test asks for it (tests/faults).
+SWEEP_SECONDS = float(os.environ.get("SWEEP_SECONDS", 0))

@@ -13,6 +13,7 @@ from documents.services.deletion import (
     collection_delete,
     collection_purge,
     collections_delete_resume,
+    collections_delete_stale_requeue,
     document_delete,
 )
 from documents.services.errors import CollectionError, ImportRefused, TemplateError, UploadError
@@ -22,6 +23,7 @@ from documents.services.requeue import (
     document_recheck,
     documents_reanalyze,
     documents_resume,
+    documents_stale_requeue,
 )
 from documents.services.uploads import (
     BatchUpload,
@@ -50,6 +52,7 @@ __all__ = [
     "collection_recheck",
     "collection_update",
     "collections_delete_resume",
+    "collections_delete_stale_requeue",
     "document_delete",
     "document_enqueue",
     "document_process",
@@ -59,6 +62,7 @@ __all__ = [
     "document_upload_batch",
     "documents_reanalyze",
     "documents_resume",
+    "documents_stale_requeue",
     "file_accepted",
     "file_name",
     "is_batch",

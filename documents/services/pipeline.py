@@ -83,15 +83,32 @@ def _process(document: Document) -> None:
             _progress(document.id, 85, warnings=[*page.warnings, *notes])
     _progress(document.id, 90)
     matches_replace(document, passages, analysis.model_version, seen)
-    _progress(document.id, 100, status=Document.Status.DONE)
-    if document.template:
-        recheck_after_template(document.collection_id)
-    signals.document_processed.send(sender=Document, document_id=document.id)
-    stale = boilerplate.stale_pages(
-        document.collection_id, page.site, page.template, exclude=[document.id]
-    )
-    for stale_page in stale:
-        document_recheck(document=stale_page)
+    with transaction.atomic():
+        _follow_up(document, page)
+        _progress(document.id, 100, status=Document.Status.DONE)
+
+
+def _follow_up(document: Document, page: boilerplate.Page) -> None:
+    """Queue what follows a processed document (re-checks after a template, the
+    near-duplicate step, pages whose site template changed) in the transaction that marks it
+    done: the messages go through the outbox (`core.queue`), so they are committed with it
+    and a broker outage delays them without touching the document. Any other failure here is
+    logged and leaves the document done; a transient database error undoes both, for the task
+    to run the pipeline again."""
+    try:
+        with transaction.atomic():
+            if document.template:
+                recheck_after_template(document.collection_id)
+            signals.document_processed.send(sender=Document, document_id=document.id)
+            stale = boilerplate.stale_pages(
+                document.collection_id, page.site, page.template, exclude=[document.id]
+            )
+            for stale_page in stale:
+                document_recheck(document=stale_page)
+    except Exception as error:  # noqa: BLE001 - the document itself is done
+        if transient.is_transient(error):
+            raise
+        logger.exception("queuing the follow-up of document %s failed", document.id)
 
 
 def _detect(
