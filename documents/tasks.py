@@ -59,6 +59,7 @@ def work_sweep_task() -> None:
         "documents": services.documents_stale_requeue(),
         "collection deletions": services.collections_delete_stale_requeue(),
         "imports": imports.imports_stale_requeue(),
+        "upload keys expired": services.upload_keys_expire(),
         "other": sum(n for _, n in signals.stale_requeue.send(sender=Document) if n),
     }
     if any(counts.values()):

@@ -17,6 +17,7 @@ from documents.services.deletion import (
     document_delete,
 )
 from documents.services.errors import CollectionError, ImportRefused, TemplateError, UploadError
+from documents.services.idempotency import Answer, upload_keys_expire, upload_once
 from documents.services.pipeline import analysis_fields, document_process
 from documents.services.requeue import (
     document_enqueue,
@@ -38,6 +39,7 @@ from documents.services.uploads import (
 )
 
 __all__ = [
+    "Answer",
     "BatchUpload",
     "CollectionError",
     "ImportRefused",
@@ -67,4 +69,6 @@ __all__ = [
     "file_name",
     "is_batch",
     "size_allowed",
+    "upload_keys_expire",
+    "upload_once",
 ]
