@@ -23,9 +23,12 @@ def _warm_and_freeze(**_: object) -> None:
     alive at start-up (Django, the dictionaries, NLTK) out of the garbage collector's reach:
     each index lookup allocates thousands of short-lived tuples, and full collections that
     scan the start-up objects landed as 40-80 ms pauses in random lookups (docs/benchmarks.md).
+    Large blocks are given back to the system when freed (`core.memory`).
     """
+    from core import memory
     from detection.detector import warm_up
 
+    memory.large_blocks_mapped()
     warm_up()
     gc.freeze()
 

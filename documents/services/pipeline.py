@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
+from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
 from core import transient
@@ -217,6 +219,7 @@ def _page_read(document: Document) -> boilerplate.Page:
     with document.original.open("rb") as handle:
         data = handle.read()
     read = read_text(document.filename, data)
+    text_allowed(document.filename, len(read.text))
     site = boilerplate.page_site(data, read.format, document.folder)
     template = boilerplate.site_template(
         document.collection_id, site, [read.text], exclude=[document.id]
@@ -225,6 +228,18 @@ def _page_read(document: Document) -> boilerplate.Page:
         return boilerplate.page_stripped(read, site, template)
     except UnreadableFile as error:
         raise UnreadableFile(f"{document.filename}: {error}") from error
+
+
+def text_allowed(filename: str, chars: int) -> None:
+    """Refuse a text longer than `MAX_TEXT_CHARS` (a compressed file can hold much more text
+    than its upload size): the worker's memory grows with the text (about 20 MB per million
+    characters), and one document must not take the worker down."""
+    limit = settings.MAX_TEXT_CHARS
+    if chars > limit:
+        raise UnreadableFile(
+            f"{filename}: its text is {chars:,} characters long; the limit is {limit:,}. "
+            "Split it into smaller documents."
+        )
 
 
 def _index_replace(
@@ -237,9 +252,13 @@ def _index_replace(
     returns whether the text differs from the one indexed before."""
     with transaction.atomic():
         lock_document(document.id)
-        # Compared on the server: the old text (up to megabytes) is not fetched for this.
+        # Compared on the server by digest: the texts (up to megabytes) are not sent for this.
+        digest = hashlib.md5(page.text.encode(), usedforsecurity=False).hexdigest()
         changed = (
-            Document.objects.filter(id=document.id).exclude(Q(text="") | Q(text=page.text)).exists()
+            Document.objects.filter(id=document.id)
+            .exclude(text="")
+            .exclude(RawSQL("md5(text) = %s", [digest], output_field=BooleanField()))
+            .exists()
         )
         index.remove(document.id)
         Document.objects.filter(id=document.id).update(

@@ -180,3 +180,14 @@ def test_the_heartbeat_renews_a_lease_while_the_task_runs(owner, settings):
         while rows.get().lease_until == first and time.monotonic() < deadline:
             time.sleep(0.1)
         assert rows.get().lease_until > first
+
+
+def test_a_text_over_the_size_limit_fails_with_a_clear_message(assignment, settings, monkeypatch):
+    Broker(monkeypatch)
+    settings.MAX_TEXT_CHARS = 100
+    document = processed(assignment, "long.txt", (WATER + "\n\n" + WATER).encode())
+    assert document.status == Document.Status.FAILED
+    assert document.error == (
+        f"long.txt: its text is {len(WATER) * 2 + 2:,} characters long; the limit is 100. "
+        "Split it into smaller documents."
+    )
