@@ -90,8 +90,9 @@ LOGOUT_REDIRECT_URL = "login"
 # Uploads larger than this are refused with a 400 (API) or a form error (UI).
 MAX_UPLOAD_BYTES = int(os.environ.get("MAX_UPLOAD_BYTES", 20 * 1024 * 1024))
 # Documents whose text is longer are refused when processed (a DOCX or PDF can hold far more
-# text than its size): a worker needs about 20 MB per million characters.
-MAX_TEXT_CHARS = int(os.environ.get("MAX_TEXT_CHARS", 20_000_000))
+# text than its size; a text file under MAX_UPLOAD_BYTES never has more characters than this
+# default): a worker needs about 15 MB per million characters on top of its 270 MB.
+MAX_TEXT_CHARS = int(os.environ.get("MAX_TEXT_CHARS", MAX_UPLOAD_BYTES))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
