@@ -191,3 +191,20 @@ def test_a_text_over_the_size_limit_fails_with_a_clear_message(assignment, setti
         f"long.txt: its text is {len(WATER) * 2 + 2:,} characters long; the limit is 100. "
         "Split it into smaller documents."
     )
+
+
+def test_an_assignment_out_of_retries_on_a_database_outage_is_sent_again(monkeypatch):
+    import psycopg
+    from django.db import OperationalError
+
+    from dedup import tasks as dedup_tasks
+
+    redis = Broker(monkeypatch)
+
+    def down(document_id: int) -> None:
+        refused = psycopg.OperationalError("connection failed: connection refused")
+        raise OperationalError("connection failed") from refused
+
+    monkeypatch.setattr(dedup_tasks, "_assign", down)
+    dedup_tasks.dedup_assign_document(5)  # called directly: its last attempt
+    assert redis.sent == {ASSIGN_TASK: [(5,)]}
