@@ -4,8 +4,8 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help run serve test setup services-start services-stop services-status lint reset-data \
-	load-test
+.PHONY: help run serve test test-faults setup services-start services-stop services-status lint \
+	reset-data load-test
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -18,6 +18,9 @@ serve:  ## production mode: same set-up, gunicorn on BIND (127.0.0.1:8000) + wor
 
 test:  ## same set-up, then ruff, mypy and pytest against the real PostgreSQL and Redis
 	@bash scripts/test.sh
+
+test-faults:  ## stop/restart Redis, PostgreSQL and the worker under load; all must end done
+	@bash scripts/test_faults.sh
 
 setup:  ## install packages, virtualenv and WordNet data only
 	@bash scripts/setup.sh system venv wordnet

@@ -2,8 +2,9 @@
 
 A document stays `queued` or `processing` if its message is lost: Redis stopped without
 persistence, or a worker died and the message was never redelivered. The start-up sweep
-(`manage.py reanalyze --unfinished`) queues such documents again, and reads the broker first
-so that documents whose message is still there are not processed twice.
+(`manage.py reanalyze --unfinished`) and the periodic one (`core.lease.stale_ids`) queue such
+work again, and read the broker first so that work whose message is still there is not done
+twice.
 
 Messages are read as kombu's Redis transport stores them (Celery's message protocol 2): a list
 per queue (and per priority step, keys `<queue>\\x06\\x16<priority>`), plus the `unacked` hash of
@@ -43,6 +44,16 @@ def waiting_document_ids(queue: str | None = None, unacked_key: str = UNACKED) -
     documents queue and its bulk queue) or delivered and not acknowledged; None when the
     broker cannot be read or holds a message this module does not understand (then the
     caller assumes nothing)."""
+    return waiting_ids(PROCESS_TASK, queue=queue, unacked_key=unacked_key)
+
+
+def waiting_ids(
+    task_name: str, *, queue: str | None = None, unacked_key: str | None = None
+) -> set[int] | None:
+    """The first arguments (ids) of the `task_name` messages waiting in `queue` (default: the
+    documents queue and its bulk queue), and with `unacked_key` of those delivered and not
+    acknowledged; None when the broker cannot be read or holds a message this module does
+    not understand (then the caller assumes nothing)."""
     queues = [queue] if queue else [settings.DOCUMENTS_QUEUE, settings.DOCUMENTS_BULK_QUEUE]
     try:
         with current_app.connection_for_read() as connection:
@@ -53,20 +64,22 @@ def waiting_document_ids(queue: str | None = None, unacked_key: str = UNACKED) -
                 for key in (name, *client.keys(f"{name}{_PRIORITY_SEPARATOR}*"))
             ]
             raw = [message for key in keys for message in client.lrange(key, 0, -1)]
-            unacked = [json.loads(value)[0] for value in client.hvals(unacked_key)]
-        return _document_ids([json.loads(message) for message in raw] + unacked)
+            unacked = (
+                [json.loads(value)[0] for value in client.hvals(unacked_key)] if unacked_key else []
+            )
+        return _first_args(task_name, [json.loads(message) for message in raw] + unacked)
     except Exception:  # noqa: BLE001 - any failure means "unknown", never a guess
         logger.warning("could not read the broker's queued messages", exc_info=True)
         return None
 
 
-def _document_ids(messages: Iterable[dict]) -> set[int]:
+def _first_args(task_name: str, messages: Iterable[dict]) -> set[int]:
     ids: set[int] = set()
     for message in messages:
-        if message.get("headers", {}).get("task") != PROCESS_TASK:
+        if message.get("headers", {}).get("task") != task_name:
             continue
         args, kwargs, _embed = json.loads(base64.b64decode(message["body"]))
-        ids.add(int(args[0] if args else kwargs["document_id"]))
+        ids.add(int(args[0] if args else next(iter(kwargs.values()))))
     return ids
 
 

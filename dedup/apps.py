@@ -12,3 +12,4 @@ class DedupConfig(AppConfig):
         signals.document_processed.connect(receivers.on_document_processed)
         signals.documents_imported.connect(receivers.on_documents_imported)
         signals.unfinished_resume.connect(receivers.on_unfinished_resume)
+        signals.stale_requeue.connect(receivers.on_stale_requeue)

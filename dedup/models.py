@@ -31,6 +31,9 @@ class DedupRun(models.Model):
     error = models.TextField(blank=True, default="")
     created = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
+    # Until when the run is known to be alive (`core.lease`): the periodic sweep
+    # queues unfinished work again only once its lease ran out.
+    lease_until = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created", "-id"]

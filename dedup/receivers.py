@@ -21,6 +21,11 @@ def on_documents_imported(*, collection_id: int, document_ids: Sequence[int], **
         services.dedup_assign_enqueue(document_id=document_id)
 
 
+def on_stale_requeue(**_: Any) -> int:
+    """Queue the runs nobody works on any more again; how many."""
+    return services.dedup_runs_stale_requeue()
+
+
 def on_unfinished_resume(**_: Any) -> str:
     """Queue the runs whose message was lost again; the line start-up prints."""
     runs = services.dedup_runs_resume()

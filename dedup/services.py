@@ -19,7 +19,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from core import queue, transient
+from core import lease, queue, transient
 from core.errors import AppError
 from dedup import selectors
 from dedup.models import ClusterMember, DedupRun, Signature
@@ -95,6 +95,15 @@ def dedup_runs_resume() -> int:
     for run_id in ids:
         queue.enqueue(RUN_TASK, run_id)
     return len(ids)
+
+
+def dedup_runs_stale_requeue() -> int:
+    """Queue again the unfinished runs that nobody works on any more (`core.lease`): safe
+    while workers run, unlike `dedup_runs_resume`; returns how many."""
+    unfinished = DedupRun.objects.filter(
+        status__in=[DedupRun.Status.QUEUED, DedupRun.Status.RUNNING], collection__deleting=False
+    )
+    return lease.requeue_stale(unfinished, RUN_TASK)
 
 
 def dedup_run_execute(*, run_id: int, may_retry: bool = False) -> None:

@@ -3,6 +3,7 @@ sequence matching, behind :func:`analyze`, :func:`detect` and :func:`compare`.""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping
 
@@ -10,11 +11,11 @@ from detection.align import Alignment, align
 from detection.config import DEFAULT_CONFIG, DetectorConfig
 from detection.disguise import align_units, exact_kinds, merge_passages
 from detection.errors import DetectionError
-from detection.features import feature_model
+from detection.features import FeatureModel, feature_model
 from detection.index import MemoryIndex, SentenceIndex
 from detection.language import detect_language
 from detection.model import DocumentAnalysis, Passage, SentenceRecord
-from detection.normalize import normalized_once, original_spans
+from detection.normalize import normalize_with_offsets, normalized_once, original_spans
 from detection.refine import WordView, refine_alignments, word_view
 from detection.scoring import SentencePair, copied_pairs
 from detection.seeding import Units, text_units
@@ -40,20 +41,54 @@ def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnaly
     if not isinstance(text, str):
         raise DetectionError(f"analyze() needs the document text as str, got {type(text)!r}")
     model = feature_model(config)
-    normalized, offsets = normalized_once(text)
+    records: list[SentenceRecord] = []
+    for offset, piece in _pieces(text):
+        whole = len(piece) == len(text)
+        for (start, end), features in _piece_sentences(piece, model, config, whole=whole):
+            records.append(SentenceRecord(len(records), offset + start, offset + end, features))
+    return DocumentAnalysis(detect_language(text), model.version, tuple(records))
+
+
+# A text longer than this is analysed a piece at a time, cut at paragraph breaks: the
+# intermediate offsets, words and whitespace runs of a piece (several times its size) are
+# freed before the next one, so a 20 MB text needs its analysis and one piece's
+# intermediates, not those of the whole text at once. Sentences never cross a paragraph
+# break, so the sentences and features are those of the text analysed in one piece.
+PIECE_CHARS = 250_000
+# Where normalisation always leaves a paragraph break ("\n"), which ends every sentence: a
+# blank line, or a line break after a Chinese sentence end (a CJK character before it).
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v\u3000]*\n|(?<=[。！？」』”])\n")
+
+
+def _pieces(text: str, size: int = PIECE_CHARS) -> Iterable[tuple[int, str]]:
+    """(offset, piece) of ``text`` cut at the last paragraph break in each second half of
+    ``size`` characters, else at the first one after it."""
+    start = 0
+    while len(text) - start > size:
+        low, high = start + size // 2, start + size
+        found = [m.start() for m in _PARAGRAPH_BREAK.finditer(text, low, high)]
+        later = None if found else _PARAGRAPH_BREAK.search(text, high)
+        cut = found[-1] if found else later.start() if later else -1
+        if cut < 0:
+            break
+        yield start, text[start:cut]
+        start = cut
+    yield start, text[start:]
+
+
+def _piece_sentences(
+    text: str, model: FeatureModel, config: DetectorConfig, *, whole: bool
+) -> list[tuple[tuple[int, int], tuple[int, ...]]]:
+    """The spans in ``text`` of its sentences that have words, with their features. A
+    ``whole`` text shares its normalisation with the refinement stages (`normalized_once`)."""
+    normalized, offsets = normalized_once(text) if whole else normalize_with_offsets(text)
     spans = split_sentences(
         normalized, max_chars=config.max_sentence_chars, english=config.english_splitter
     )
     words, bounds, kept = sentence_words(normalized, spans)
     kept_spans = [spans[number] for number in kept]
     features = document_features(words, bounds, model)
-    records = [
-        SentenceRecord(number, start, end, sentence_features)
-        for number, ((start, end), sentence_features) in enumerate(
-            zip(original_spans(offsets, kept_spans), features, strict=True)
-        )
-    ]
-    return DocumentAnalysis(detect_language(text), model.version, tuple(records))
+    return list(zip(original_spans(offsets, kept_spans), features, strict=True))
 
 
 def warm_up(config: DetectorConfig = DEFAULT_CONFIG) -> None:

@@ -31,6 +31,7 @@ _LATIN_RANGES: Final = (
     (0xFF41, 0xFF5A),
 )
 _HAN, _LATIN = 1, 2
+_SLICE_CHARS: Final = 1 << 20
 _ASCII_LETTERS: Final = bytes(range(0x41, 0x5B)) + bytes(range(0x61, 0x7B))
 
 
@@ -63,7 +64,9 @@ def _counts(text: str) -> tuple[int, int]:
 
 def detect_language(text: str) -> Language:
     """Return ``"zh"``, ``"en"`` or ``"mixed"``; text without letters counts as ``"en"``."""
-    han, letters = _counts(text)
+    # Counted a slice at a time: the code point arrays of a whole 20 MB text took 150 MB.
+    counts = [_counts(text[i : i + _SLICE_CHARS]) for i in range(0, len(text), _SLICE_CHARS)]
+    han, letters = sum(h for h, _ in counts), sum(n for _, n in counts)
     latin = letters / _LETTERS_PER_UNIT
     total = han + latin
     if total == 0:

@@ -253,26 +253,50 @@ class CollectionDocumentsApi(APIView):
         documents = selectors.document_list(collection=collection)
         return _listed(request, self, documents, DocumentSummarySerializer)
 
-    @extend_schema(request=DocumentUploadSerializer, responses={201: DocumentCreatedSerializer})
+    @extend_schema(
+        request=DocumentUploadSerializer,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                description="Any unique string (a UUID) of up to 255 characters: a retry with "
+                "the same key gets the first answer (same status and body, header "
+                "`Idempotent-Replayed: true`) instead of uploading the file again.",
+            )
+        ],
+        responses={201: DocumentCreatedSerializer},
+    )
     def post(self, request: Request, collection_id: int) -> Response:
         collection = selectors.collection_get(user=request.user, collection_id=collection_id)
         data = DocumentUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        upload = data.validated_data["file"]
-        template = data.validated_data["template"]
-        submitted_at = data.validated_data["submitted_at"]
+        answer = services.upload_once(
+            user=request.user,
+            key=request.headers.get("Idempotency-Key", "").strip(),
+            request=f"POST {request.path}",
+            answer=lambda: self._upload(collection, data.validated_data),
+        )
+        response = Response(answer.body, status=answer.status)
+        if answer.replayed:
+            response["Idempotent-Replayed"] = "true"
+        return response
+
+    def _upload(self, collection: Collection, data: dict) -> services.Answer:
+        upload, template = data["file"], data["template"]
+        submitted_at = data["submitted_at"]
         if services.is_batch(upload.name):
             return self._batch(collection, upload.name, upload.read(), template, submitted_at)
         document = services.document_upload(
             collection=collection,
             filename=upload.name,
             data=upload.read(),
-            folder=data.validated_data["folder"],
+            folder=data["folder"],
             template=template,
             submitted_at=submitted_at,
         )
         body = DocumentCreatedSerializer(document).data
-        return Response(body, status=status.HTTP_201_CREATED)
+        return services.Answer(status.HTTP_201_CREATED, body, (document.id,))
 
     def _batch(
         self,
@@ -281,7 +305,7 @@ class CollectionDocumentsApi(APIView):
         data: bytes,
         template: bool,
         submitted_at: datetime.datetime | None,
-    ) -> Response:
+    ) -> services.Answer:
         batch = services.document_upload_batch(
             collection=collection,
             filename=name,
@@ -293,7 +317,8 @@ class CollectionDocumentsApi(APIView):
             "documents": DocumentCreatedSerializer(batch.documents, many=True).data,
             "skipped": [{"path": path, "reason": reason} for path, reason in batch.skipped],
         }
-        return Response(body, status=status.HTTP_201_CREATED)
+        ids = tuple(document.id for document in batch.documents)
+        return services.Answer(status.HTTP_201_CREATED, body, ids)
 
 
 class CollectionImportsApi(APIView):

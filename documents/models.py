@@ -36,6 +36,9 @@ class Collection(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # Set when its owner deletes it: hidden at once, removed with its documents by a task.
     deleting = models.BooleanField(default=False)
+    # Until when its deletion is known to be alive (`core.lease`): the periodic sweep
+    # queues unfinished work again only once its lease ran out.
+    lease_until = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -113,6 +116,9 @@ class Document(models.Model):
     submitted_at = models.DateTimeField(default=timezone.now, db_default=Now())
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Until when its processing is known to be alive (`core.lease`): the periodic sweep
+    # queues unfinished work again only once its lease ran out.
+    lease_until = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -229,6 +235,9 @@ class ArchiveImport(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Until when the import is known to be alive (`core.lease`): the periodic sweep
+    # queues unfinished work again only once its lease ran out.
+    lease_until = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -254,3 +263,24 @@ class ArchiveImport(models.Model):
         parts += [f"{self.duplicates:,} already in the archive"] if self.duplicates else []
         parts += [f"{self.skipped:,} skipped"] if self.skipped else []
         return f"{self.files:,} file{'s' if self.files != 1 else ''} read: {', '.join(parts)}"
+
+
+class UploadKey(models.Model):
+    """An upload's `Idempotency-Key` and its first answer: a client retrying the upload with
+    the same key (a lost answer, a timeout) gets that answer again instead of a second copy of
+    its documents. Kept `KEPT_HOURS`, then deleted by the sweep."""
+
+    KEPT_HOURS = 24
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    # What the key was used for ("POST /api/collections/3/documents/"): another request with
+    # the same key is refused rather than answered with this one's answer.
+    request = models.CharField(max_length=500)
+    status = models.PositiveSmallIntegerField(default=0)
+    body = models.JSONField(default=dict)
+    document_ids = ArrayField(models.BigIntegerField(), default=list)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="uploadkey_user_key")]

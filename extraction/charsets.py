@@ -2,8 +2,9 @@
 
 Order of evidence, strongest first: a byte-order mark; UTF-16 written without one (its NUL bytes,
 or its hanzi); an encoding declared by the caller (an HTML <meta charset>) when the bytes really
-decode with it; strict UTF-8 (multi-byte UTF-8 almost never decodes by accident); then
-charset-normalizer's statistical guess, corrected for short Chinese and for Windows-1252 texts.
+decode with it; strict UTF-8 (multi-byte UTF-8 almost never decodes by accident); UTF-8 with a
+few invalid bytes (read with U+FFFD for them, and a warning); then charset-normalizer's statistical
+guess, corrected for short Chinese and for Windows-1252 texts.
 GB2312/GBK labels are decoded as GB18030, their superset, because pages labelled gb2312 routinely
 contain GBK-only characters.
 """
@@ -48,6 +49,9 @@ _UTF16 = ("utf-16-le", "utf-16-be")
 _MIN_UTF16_BYTES = 12
 # Share of a UTF-16 decoding that must be ordinary text (see _plausible_share) to believe it.
 _MIN_UTF16_PLAUSIBLE = 0.9
+# Damaged UTF-8 (see _damaged_utf8) has at least this many valid multi-byte characters for
+# each invalid sequence.
+_UTF8_VALID_PER_INVALID = 2
 _NEWLINES = re.compile(r"\r\n?|\u2028|\u2029|\x85")
 
 
@@ -155,7 +159,22 @@ def _detect(data: bytes, declared: str | None) -> str:
         return "utf-8"
     if name and _mostly_decodes(data, name):
         return name
+    if _damaged_utf8(data):
+        return "utf-8"
     return _statistical_guess(data)
+
+
+def _damaged_utf8(data: bytes) -> bool:
+    """UTF-8 with a few invalid bytes: at least `_UTF8_VALID_PER_INVALID` valid multi-byte
+    characters for each invalid sequence. Text in another encoding read as UTF-8 gives more
+    invalid sequences than valid ones (GBK, Big5: about 3 to 1), so this never takes it for UTF-8;
+    the statistical guess would read damaged UTF-8 Chinese as nothing at all, and damaged
+    UTF-8 English with curly quotes as a Mac code page."""
+    text = data.decode("utf-8", errors="replace")
+    invalid = text.count("\ufffd") - data.count("\ufffd".encode())
+    non_ascii = len(text) - len(text.encode("ascii", errors="ignore"))
+    valid = non_ascii - text.count("\ufffd")
+    return 0 < invalid and valid >= _UTF8_VALID_PER_INVALID * invalid
 
 
 def _mostly_decodes(data: bytes, name: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from html.parser import HTMLParser
 
 import trafilatura
 from lxml import etree
@@ -35,6 +36,25 @@ _BLOCKS = tuple(
 )
 
 
+# libxml2 keeps no text below 256 levels of nesting unless told to (then 2048): pages generated
+# with unclosed tags nest that deep. Deeper still, _tag_stripped_text reads the text.
+_HTML_PARSER = lxml_html.HTMLParser(huge_tree=True)
+_XML_PARSER = etree.XMLParser(huge_tree=True)
+_UNSEEN = frozenset(("script", "style", "title", "template", "noscript"))
+
+
+def _trafilatura_xml(page: str | etree._Element) -> str | None:
+    """trafilatura's main content of a page (its source or a parsed tree) as XML."""
+    return trafilatura.extract(
+        page,
+        output_format="xml",
+        include_links=True,
+        include_tables=True,
+        include_comments=False,
+        favor_precision=True,
+    )
+
+
 def declared_charset(data: bytes) -> str | None:
     """The charset a page declares in its first 4 KB (meta tag or XML declaration), if any."""
     match = _DECLARED.search(data[:4096])
@@ -49,10 +69,13 @@ def extract_html(data: bytes) -> Extracted:
     if main is not None:
         text = paragraphs(list(_block_lines(main)))
         quoted = [line for quote in main.iter("quote") for line in _block_lines(quote)]
-    if not text:
-        text = densest_block_text(source)
+    if not text and (text := densest_block_text(source)):
         warnings += ("main content not recognised: the page's largest text block was kept",)
         quoted = _blockquote_lines(source)
+    if not text and (text := _tag_stripped_text(source)):
+        warnings += (
+            "the page is nested too deeply to find its main content: all its text was kept",
+        )
     if not text:
         raise NoTextFound("the page holds no visible text")
     return Extracted(
@@ -86,17 +109,14 @@ def _main_xml(source: str) -> etree._Element | None:
     cells) and the links; each block becomes one line, and a line whose visible characters are
     mostly link text (navigation bars, "related articles", tag clouds) is dropped.
     """
-    xml = trafilatura.extract(
-        source,
-        output_format="xml",
-        include_links=True,
-        include_tables=True,
-        include_comments=False,
-        favor_precision=True,
-    )
+    xml = _trafilatura_xml(source)
+    if not xml:
+        # trafilatura's own parser keeps no text below 256 levels; ours does (huge_tree).
+        tree = _parse(source)
+        xml = _trafilatura_xml(tree) if tree is not None else None
     if not xml:
         return None
-    root = etree.fromstring(xml.encode("utf-8"))
+    root = etree.fromstring(xml.encode("utf-8"), parser=_XML_PARSER)
     main = root.find("main")
     return main if main is not None else root
 
@@ -197,6 +217,39 @@ def _parse(source: str) -> lxml_html.HtmlElement | None:
     if not source.strip():
         return None
     try:
-        return lxml_html.document_fromstring(source)
+        return lxml_html.document_fromstring(source, parser=_HTML_PARSER)
     except (etree.ParserError, ValueError) as error:
         raise CorruptFile("HTML could not be parsed") from error
+
+
+def _tag_stripped_text(source: str) -> str:
+    """The page's text with every tag removed (scripts and styles left out), one line per block:
+    what is left of a page nested deeper than lxml can parse (2048 levels). Python's own HTML
+    parser keeps no tree, so no depth limits it."""
+    reader = _TextReader()
+    reader.feed(source)
+    reader.close()
+    return tidy(re.sub(r"\n\s*\n+", "\n", "".join(reader.parts)))
+
+
+class _TextReader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.hidden = 0  # inside <script>, <style> or <title>
+
+    def handle_starttag(self, tag: str, attrs: object) -> None:
+        if tag in _UNSEEN:
+            self.hidden += 1
+        elif tag in _BLOCKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _UNSEEN:
+            self.hidden = max(0, self.hidden - 1)
+        elif tag in _BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.parts.append(data)

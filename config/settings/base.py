@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "axes",
+    "core",
     "documents",
     "dedup",
 ]
@@ -131,6 +132,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 2621440
 # Originals are students' and authors' work: readable by the app's own OS user only.
 FILE_UPLOAD_PERMISSIONS = 0o600
 FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
+# Documents whose text is longer are refused when processed (a DOCX or PDF can hold far more
+# text than its size; a text file under MAX_UPLOAD_BYTES never has more characters than this
+# default): a worker needs about 15 MB per million characters on top of its 270 MB.
+MAX_TEXT_CHARS = int(os.environ.get("MAX_TEXT_CHARS", MAX_UPLOAD_BYTES))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -185,6 +190,13 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Every worker sends the sweep (documents.tasks.work_sweep_task) this often: outbox messages
+# the broker did not take are sent, and unfinished work whose lease ran out (core.lease) is
+# queued again. A task holds its lease for LEASE_SECONDS after its last heartbeat; work never
+# leased (queued, not started) is queued again LEASE_GRACE_SECONDS after the sweep saw it.
+SWEEP_SECONDS = float(os.environ.get("SWEEP_SECONDS", 60))
+LEASE_SECONDS = float(os.environ.get("LEASE_SECONDS", 90))
+LEASE_GRACE_SECONDS = float(os.environ.get("LEASE_GRACE_SECONDS", 120))
 
 LOGGING = {
     "version": 1,

@@ -39,3 +39,6 @@ MAX_UPLOAD_BYTES = 1024 * 1024
 # Login throttling off: tests log in through the test client's login(), which calls
 # authenticate() without a request, and axes refuses that; tests/ops switches it on.
 AXES_ENABLED = False
+
+# The worker a test starts sweeps only when the test asks for it (tests/faults).
+SWEEP_SECONDS = float(os.environ.get("SWEEP_SECONDS", 0))

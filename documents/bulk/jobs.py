@@ -22,7 +22,7 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 
-from core import queue, transient
+from core import lease, queue, transient
 from documents import selectors, services
 from documents.bulk import engine as archive_import
 from documents.bulk.engine import ImportFile, ImportReport, SkippedFile
@@ -97,6 +97,16 @@ def imports_resume() -> int:
     for import_id in ids:
         _enqueue(import_id)
     return len(ids)
+
+
+def imports_stale_requeue() -> int:
+    """Queue again the unfinished imports that nobody works on any more (`core.lease`);
+    returns how many."""
+    unfinished = ArchiveImport.objects.filter(
+        status__in=[ArchiveImport.Status.QUEUED, ArchiveImport.Status.RUNNING],
+        collection__deleting=False,
+    )
+    return lease.requeue_stale(unfinished, IMPORT_TASK, queue_name=settings.DOCUMENTS_BULK_QUEUE)
 
 
 def import_run(*, import_id: int, may_retry: bool = False) -> None:

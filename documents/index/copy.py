@@ -69,9 +69,9 @@ def posting_columns(items: Sequence[tuple[int, AnalysisLike]]) -> PostingColumns
     return PostingColumns(features[order], documents[expand], refs[expand])
 
 
-def copy_rows(columns: PostingColumns, model: int) -> bytes:
+def copy_rows(columns: PostingColumns, model: int) -> memoryview:
     """The rows of a binary COPY (without signature and trailer) of `columns`, feature model
-    id `model`."""
+    id `model` (the array's own bytes, not a copy: tens of MB for a large document)."""
     rows = np.empty(len(columns.features), dtype=_POSTING_ROW)
     rows["fields"] = 3
     rows["feature_len"] = rows["ref_len"] = 8
@@ -79,7 +79,7 @@ def copy_rows(columns: PostingColumns, model: int) -> bytes:
     rows["model"] = model
     rows["feature"] = columns.features
     rows["ref"] = columns.refs
-    return rows.tobytes()
+    return rows.view(np.uint8).data
 
 
 def df_increments(columns: PostingColumns) -> tuple[np.ndarray, np.ndarray]:

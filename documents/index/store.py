@@ -612,7 +612,10 @@ class PostgresSentenceIndex:
             with cursor.copy(
                 f"COPY {POSTING_TABLE} {COPY_COLUMNS} FROM STDIN (FORMAT BINARY)"
             ) as copy:
-                copy.write(COPY_SIGNATURE + copy_rows(columns, model) + COPY_TRAILER)
+                # Written in three parts: joined, a large document's rows were copied once more.
+                copy.write(COPY_SIGNATURE)
+                copy.write(copy_rows(columns, model))
+                copy.write(COPY_TRAILER)
         return len(columns.features)
 
     def _model_id(self, cursor: CursorWrapper) -> int:

@@ -13,6 +13,7 @@ from documents.services.deletion import (
     collection_delete,
     collection_purge,
     collections_delete_resume,
+    collections_delete_stale_requeue,
     document_delete,
 )
 from documents.services.errors import (
@@ -22,12 +23,14 @@ from documents.services.errors import (
     TemplateError,
     UploadError,
 )
+from documents.services.idempotency import Answer, upload_keys_expire, upload_once
 from documents.services.pipeline import analysis_fields, document_process
 from documents.services.requeue import (
     document_enqueue,
     document_recheck,
     documents_reanalyze,
     documents_resume,
+    documents_stale_requeue,
 )
 from documents.services.scoring import (
     collection_exclusions_set,
@@ -47,6 +50,7 @@ from documents.services.uploads import (
 )
 
 __all__ = [
+    "Answer",
     "BatchUpload",
     "CollectionError",
     "DocumentError",
@@ -64,6 +68,7 @@ __all__ = [
     "collection_similarity_refresh",
     "collection_update",
     "collections_delete_resume",
+    "collections_delete_stale_requeue",
     "document_delete",
     "document_enqueue",
     "document_process",
@@ -74,8 +79,11 @@ __all__ = [
     "document_upload_batch",
     "documents_reanalyze",
     "documents_resume",
+    "documents_stale_requeue",
     "file_accepted",
     "file_name",
     "is_batch",
     "size_allowed",
+    "upload_keys_expire",
+    "upload_once",
 ]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from django.core.files.storage import Storage, default_storage
 from django.db import transaction
 
-from core import queue
+from core import lease, queue
 from documents.models import ArchiveImport, Collection, Document, Match
 from documents.services.locks import lock_collection
 from documents.services.matches import similarity_refresh, similarity_refresh_elsewhere
@@ -70,6 +70,12 @@ def collections_delete_resume() -> int:
     for collection_id in ids:
         queue.enqueue(DELETE_TASK, collection_id)
     return len(ids)
+
+
+def collections_delete_stale_requeue() -> int:
+    """Queue again the deletions of collections that nobody works on any more (`core.lease`);
+    returns how many."""
+    return lease.requeue_stale(Collection.objects.filter(deleting=True), DELETE_TASK)
 
 
 def document_delete(*, document: Document) -> None:

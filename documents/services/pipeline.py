@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
+from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
 from core import transient
@@ -84,15 +86,32 @@ def _process(document: Document) -> None:
             _progress(document.id, 85, warnings=[*page.warnings, *notes])
     _progress(document.id, 90)
     matches_replace(document, passages, analysis.model_version, seen)
-    _progress(document.id, 100, status=Document.Status.DONE)
-    if document.template:
-        recheck_after_template(document.collection_id)
-    signals.document_processed.send(sender=Document, document_id=document.id)
-    stale = boilerplate.stale_pages(
-        document.collection_id, page.site, page.template, exclude=[document.id]
-    )
-    for stale_page in stale:
-        document_recheck(document=stale_page)
+    with transaction.atomic():
+        _follow_up(document, page)
+        _progress(document.id, 100, status=Document.Status.DONE)
+
+
+def _follow_up(document: Document, page: boilerplate.Page) -> None:
+    """Queue what follows a processed document (re-checks after a template, the
+    near-duplicate step, pages whose site template changed) in the transaction that marks it
+    done: the messages go through the outbox (`core.queue`), so they are committed with it
+    and a broker outage delays them without touching the document. Any other failure here is
+    logged and leaves the document done; a transient database error undoes both, for the task
+    to run the pipeline again."""
+    try:
+        with transaction.atomic():
+            if document.template:
+                recheck_after_template(document.collection_id)
+            signals.document_processed.send(sender=Document, document_id=document.id)
+            stale = boilerplate.stale_pages(
+                document.collection_id, page.site, page.template, exclude=[document.id]
+            )
+            for stale_page in stale:
+                document_recheck(document=stale_page)
+    except Exception as error:  # noqa: BLE001 - the document itself is done
+        if transient.is_transient(error):
+            raise
+        logger.exception("queuing the follow-up of document %s failed", document.id)
 
 
 def _detect(
@@ -201,6 +220,7 @@ def _page_read(document: Document) -> boilerplate.Page:
     with document.original.open("rb") as handle:
         data = handle.read()
     read = read_text(document.filename, data)
+    text_allowed(document.filename, len(read.text))
     site = boilerplate.page_site(data, read.format, document.folder)
     template = boilerplate.site_template(
         document.collection_id, site, [read.text], exclude=[document.id]
@@ -209,6 +229,18 @@ def _page_read(document: Document) -> boilerplate.Page:
         return boilerplate.page_stripped(read, site, template)
     except UnreadableFile as error:
         raise UnreadableFile(f"{document.filename}: {error}") from error
+
+
+def text_allowed(filename: str, chars: int) -> None:
+    """Refuse a text longer than `MAX_TEXT_CHARS` (a compressed file can hold much more text
+    than its upload size): the worker's memory grows with the text (about 20 MB per million
+    characters), and one document must not take the worker down."""
+    limit = settings.MAX_TEXT_CHARS
+    if chars > limit:
+        raise UnreadableFile(
+            f"{filename}: its text is {chars:,} characters long; the limit is {limit:,}. "
+            "Split it into smaller documents."
+        )
 
 
 def _index_replace(
@@ -221,9 +253,13 @@ def _index_replace(
     returns whether the text differs from the one indexed before."""
     with transaction.atomic():
         lock_document(document.id)
-        # Compared on the server: the old text (up to megabytes) is not fetched for this.
+        # Compared on the server by digest: the texts (up to megabytes) are not sent for this.
+        digest = hashlib.md5(page.text.encode(), usedforsecurity=False).hexdigest()
         changed = (
-            Document.objects.filter(id=document.id).exclude(Q(text="") | Q(text=page.text)).exists()
+            Document.objects.filter(id=document.id)
+            .exclude(text="")
+            .exclude(RawSQL("md5(text) = %s", [digest], output_field=BooleanField()))
+            .exists()
         )
         index.remove(document.id)
         citations = find_citations(page.text, page.block_quotes).as_json()

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
-from core import broker, queue
+from core import broker, lease, queue
 from documents import selectors
 from documents.models import Document, Match
 from documents.services.locks import lock_collection
@@ -37,7 +37,8 @@ def recheck_after_template(collection_id: int) -> None:
     """The collection's reports made without this template's text are out of date (see
     `templates_changed`). Never fails the template itself: a failure here is logged."""
     try:
-        templates_changed(collection_id)
+        with transaction.atomic():  # a savepoint when the caller holds a transaction
+            templates_changed(collection_id)
     except Exception:  # noqa: BLE001 - the template itself was processed fine
         logger.exception("re-checking collection %s after a template failed", collection_id)
 
@@ -111,11 +112,22 @@ def documents_resume() -> int:
     return len(ids)
 
 
+def documents_stale_requeue() -> int:
+    """Queue again the unfinished documents that nobody works on any more (their lease ran
+    out: a worker died, the broker lost the message, a retry could not be sent) and whose
+    message waits neither in the broker nor in the outbox (`core.lease`); returns how many.
+    Safe while workers run: what they process holds a lease."""
+    unfinished = Document.objects.filter(
+        status__in=[Document.Status.QUEUED, Document.Status.PROCESSING],
+        collection__deleting=False,
+    )
+    return lease.requeue_stale(unfinished, PROCESS_TASK, status=Document.Status.QUEUED, progress=0)
+
+
 def _enqueue_ids(ids: Sequence[int], *, bulk: bool = False) -> None:
     """Queue the documents' processing; `bulk` work waits behind uploads and single checks."""
     name = settings.DOCUMENTS_BULK_QUEUE if bulk else settings.DOCUMENTS_QUEUE
-    for document_id in ids:
-        queue.enqueue(PROCESS_TASK, document_id, queue=name)
+    queue.enqueue_many(PROCESS_TASK, [(document_id,) for document_id in ids], queue=name)
 
 
 def copiers_requeue(document: Document) -> None:

@@ -123,3 +123,18 @@ def test_link_dominated_lines_inside_the_article_are_dropped():
     assert lines[:5] == PARAGRAPHS
     assert "正文中提到一个链接，但这一段主要是作者自己的文字，应当保留下来。" in lines
     assert "相关新闻" not in result.text
+
+
+@pytest.mark.parametrize("depth", [1_000, 5_000])
+def test_a_page_nested_deeper_than_the_parser_allows_keeps_its_text(depth):
+    paragraph = "The committee published its annual report on Monday morning."
+    page = (
+        "<html><head><title>Deep</title><script>var hidden = 1;</script></head><body>"
+        + "<div>" * depth
+        + f"<p>{paragraph}</p><p>互联网中存在着大量的网页。</p>"
+        + "</div>" * depth
+        + "</body></html>"
+    )
+    result = extract("deep.html", page.encode("utf-8"))
+    assert result.text.split("\n") == [paragraph, "互联网中存在着大量的网页。"]
+    assert result.title == "Deep"

@@ -93,6 +93,23 @@ def test_undecodable_bytes_are_a_clear_error():
         extract("a.txt", b"\x80\x81\xfe\xff" * 50)
 
 
+ENGLISH = (
+    "The committee published its annual report on Monday morning. It describes how the water "
+    "supply “improved” — the café owners agree.\n"
+)
+
+
+@pytest.mark.parametrize("text", [ZH, ENGLISH * 3], ids=["chinese", "english"])
+@pytest.mark.parametrize("bad", [b"\xff", b"\xc3(", b"\x80\x80"], ids=["ff", "cut", "lone"])
+def test_utf8_with_a_few_invalid_bytes_is_read_with_replacement_characters(text, bad):
+    pieces = [text[:5], text[5 : len(text) // 2], text[len(text) // 2 :]]
+    damaged = bad.join(piece.encode("utf-8") for piece in pieces) + bad
+    result = extract("damaged.txt", damaged)
+    assert result.encoding == "utf-8"
+    assert result.text.replace("\ufffd", "").replace("(", "").strip() == text.strip()
+    assert any("invalid byte sequence(s) in utf-8 text were replaced" in w for w in result.warnings)
+
+
 def test_corrupt_file_error_is_an_extraction_error():
     assert issubclass(CorruptFile, ExtractionError)
 

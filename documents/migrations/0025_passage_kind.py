@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("documents", "0023_report_exclusions_direction"),
+        ("documents", "0024_drop_copydetect_extension"),
     ]
 
     operations = [
