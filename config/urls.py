@@ -8,7 +8,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/", include("workspaces.api_urls")),
     path("api/", include("documents.api_urls")),
+    path("", include("workspaces.urls")),
     path("", include("dedup.urls")),
     path("", include("documents.urls")),
 ]

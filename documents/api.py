@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from documents import selectors, services
+from documents import policy, selectors, services
 from documents.bulk import jobs as imports
 from documents.models import Collection, Document
 from documents.serializers import (
@@ -35,7 +35,9 @@ from documents.serializers import (
     ImportUploadSerializer,
     PairSerializer,
     ReportSerializer,
+    ShareSerializer,
 )
+from workspaces import policy as workspace_policy
 
 
 class DocumentPages(LimitOffsetPagination):
@@ -81,27 +83,43 @@ def _listed(
 class CollectionListApi(APIView):
     @extend_schema(responses=CollectionSerializer(many=True))
     def get(self, request: Request) -> Response:
-        collections = selectors.collection_list(user=request.user)
+        """The collections of the user's workspaces and the archives shared with them."""
+        collections = selectors.collection_list(
+            among=policy.readable_collections(user=request.user)
+        )
         return Response(CollectionSerializer(collections, many=True).data)
 
     @extend_schema(request=CollectionCreateSerializer, responses={201: CollectionSerializer})
     def post(self, request: Request) -> Response:
+        """Create a collection in `workspace` (where the user may write; the user's personal
+        workspace when absent)."""
         data = CollectionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        collection = services.collection_create(owner=request.user, **data.validated_data)
+        fields = dict(data.validated_data)
+        workspace_id = fields.pop("workspace", None)
+        workspace = (
+            None
+            if workspace_id is None
+            else workspace_policy.workspace_for(
+                user=request.user, workspace_id=workspace_id, need="write"
+            )
+        )
+        collection = services.collection_create(owner=request.user, workspace=workspace, **fields)
         return Response(CollectionSerializer(collection).data, status=status.HTTP_201_CREATED)
 
 
 class CollectionDetailApi(APIView):
     @extend_schema(responses=CollectionSerializer)
     def get(self, request: Request, collection_id: int) -> Response:
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(user=request.user, collection_id=collection_id)
         return Response(CollectionSerializer(collection).data)
 
     @extend_schema(request=CollectionUpdateSerializer, responses=CollectionSerializer)
     def patch(self, request: Request, collection_id: int) -> Response:
         """Rename the collection and/or change its kind."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(
+            user=request.user, collection_id=collection_id, need="write"
+        )
         data = CollectionUpdateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         services.collection_update(
@@ -115,7 +133,9 @@ class CollectionDetailApi(APIView):
     def delete(self, request: Request, collection_id: int) -> Response:
         """Delete the collection with its documents: gone from every answer at once, removed
         in the background."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(
+            user=request.user, collection_id=collection_id, need="write"
+        )
         services.collection_delete(collection=collection)
         return Response(status=status.HTTP_202_ACCEPTED)
 
@@ -125,19 +145,53 @@ class CollectionArchivesApi(APIView):
     def get(self, request: Request, collection_id: int) -> Response:
         """`{"archives": [ids chosen], "all": bool}`: with `all`, none is chosen and every
         archive of the owner is checked; without it only `archives` (none left: none)."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(user=request.user, collection_id=collection_id)
         return Response(_archives_body(collection))
 
     @extend_schema(request=ArchivesSerializer, responses=ArchivesSerializer)
     def put(self, request: Request, collection_id: int) -> Response:
         """Choose the archives (an empty list: all of them)."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(
+            user=request.user, collection_id=collection_id, need="write"
+        )
         data = ArchivesSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         services.collection_archives_set(
             collection=collection, archive_ids=data.validated_data["archives"]
         )
         return Response(_archives_body(collection))
+
+
+class CollectionSharesApi(APIView):
+    @extend_schema(responses=ShareSerializer(many=True))
+    def get(self, request: Request, collection_id: int) -> Response:
+        """The workspaces this archive is shared with (read-only for them)."""
+        archive = policy.collection_for(user=request.user, collection_id=collection_id)
+        return Response(ShareSerializer(selectors.share_list(archive=archive), many=True).data)
+
+    @extend_schema(request=ShareSerializer, responses={201: ShareSerializer})
+    def post(self, request: Request, collection_id: int) -> Response:
+        """Share the archive read-only with another workspace (admins of its workspace)."""
+        archive = policy.collection_for(
+            user=request.user, collection_id=collection_id, need="admin"
+        )
+        data = ShareSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        share = services.archive_share(
+            archive=archive, workspace_id=data.validated_data["workspace_id"]
+        )
+        return Response(ShareSerializer(share).data, status=status.HTTP_201_CREATED)
+
+
+class CollectionShareApi(APIView):
+    @extend_schema(responses={204: None})
+    def delete(self, request: Request, collection_id: int, workspace_id: int) -> Response:
+        """Stop sharing the archive with that workspace (admins of its workspace)."""
+        archive = policy.collection_for(
+            user=request.user, collection_id=collection_id, need="admin"
+        )
+        services.archive_unshare(archive=archive, workspace_id=workspace_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 def _archives_body(collection: Collection) -> dict[str, object]:
@@ -158,7 +212,7 @@ class CollectionPairsApi(APIView):
     def get(self, request: Request, collection_id: int) -> Response:
         """Every pair of documents sharing passages that involves the collection, once, most
         copied first (the collection page's "Copied pairs")."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(user=request.user, collection_id=collection_id)
         try:
             minimum = float(request.query_params.get("min", 0))
         except ValueError:
@@ -171,7 +225,11 @@ class CollectionPairsApi(APIView):
                 {"detail": "min must be a percentage between 0 and 100."},
                 status=status.HTTP_400_BAD_REQUEST,
             )
-        pairs = selectors.collection_pairs(collection=collection, minimum=minimum / 100)
+        pairs = selectors.collection_pairs(
+            collection=collection,
+            visible=policy.readable_collections(user=request.user),
+            minimum=minimum / 100,
+        )
         return _listed(request, self, pairs, PairSerializer)
 
 
@@ -191,7 +249,7 @@ class CollectionProgressApi(APIView):
         """How many documents of the collection are in each status, and the status,
         progress and similarity of the documents asked for: what a page of the collection
         polls, in one request instead of one per document."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(user=request.user, collection_id=collection_id)
         raw = request.query_params.get("ids", "")
         try:
             ids = [int(part) for part in raw.split(",") if part.strip()]
@@ -236,13 +294,15 @@ class CollectionDocumentsApi(APIView):
     def get(self, request: Request, collection_id: int) -> Response:
         """The collection's documents, newest first: all of them, or with `limit` (and
         `offset`) one page `{"count", "next", "previous", "results"}`."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(user=request.user, collection_id=collection_id)
         documents = selectors.document_list(collection=collection)
         return _listed(request, self, documents, DocumentSummarySerializer)
 
     @extend_schema(request=DocumentUploadSerializer, responses={201: DocumentCreatedSerializer})
     def post(self, request: Request, collection_id: int) -> Response:
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(
+            user=request.user, collection_id=collection_id, need="write"
+        )
         data = DocumentUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
@@ -276,7 +336,7 @@ class CollectionImportsApi(APIView):
     @extend_schema(responses=ArchiveImportSerializer(many=True))
     def get(self, request: Request, collection_id: int) -> Response:
         """The archive's latest bulk imports, newest first, with their progress."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(user=request.user, collection_id=collection_id)
         jobs = selectors.import_list(collection=collection)[: selectors.IMPORTS_LISTED]
         return Response(ArchiveImportSerializer(jobs, many=True).data)
 
@@ -285,7 +345,9 @@ class CollectionImportsApi(APIView):
         """Import ZIP batches or documents into the archive in bulk: stored and indexed a chunk
         at a time by the worker, searchable as they are stored, not checked against each
         other. Poll the list (or the returned import's `status`) for progress."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(
+            user=request.user, collection_id=collection_id, need="write"
+        )
         data = ImportUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         files = [(upload.name, upload.read()) for upload in data.validated_data["files"]]
@@ -296,14 +358,14 @@ class CollectionImportsApi(APIView):
 class DocumentStatusApi(APIView):
     @extend_schema(responses=DocumentStatusSerializer)
     def get(self, request: Request, document_id: int) -> Response:
-        document = selectors.document_get(user=request.user, document_id=document_id)
+        document = policy.document_for(user=request.user, document_id=document_id)
         return Response(DocumentStatusSerializer(document).data)
 
     @extend_schema(request=DocumentTemplateSerializer, responses=DocumentStatusSerializer)
     def patch(self, request: Request, document_id: int) -> Response:
         """`{"template": true|false}`: mark the document as a template (text every submission
         was given) or not; the collection is checked again either way."""
-        document = selectors.document_get(user=request.user, document_id=document_id)
+        document = policy.document_for(user=request.user, document_id=document_id, need="write")
         data = DocumentTemplateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         services.document_template_set(document=document, template=data.validated_data["template"])
@@ -313,7 +375,7 @@ class DocumentStatusApi(APIView):
     @extend_schema(responses={204: None})
     def delete(self, request: Request, document_id: int) -> Response:
         """Delete the document with its postings and results."""
-        document = selectors.document_get(user=request.user, document_id=document_id)
+        document = policy.document_for(user=request.user, document_id=document_id, need="write")
         services.document_delete(document=document)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -322,7 +384,7 @@ class DocumentRecheckApi(APIView):
     @extend_schema(request=None, responses={202: DocumentStatusSerializer})
     def post(self, request: Request, document_id: int) -> Response:
         """Check the document again (e.g. after the archive selection changed)."""
-        document = selectors.document_get(user=request.user, document_id=document_id)
+        document = policy.document_for(user=request.user, document_id=document_id, need="write")
         services.document_recheck(document=document)
         document.refresh_from_db()
         return Response(DocumentStatusSerializer(document).data, status=status.HTTP_202_ACCEPTED)
@@ -340,7 +402,7 @@ class DocumentReportApi(APIView):
         responses={200: ReportSerializer, 409: OpenApiResponse(description="Not processed yet")}
     )
     def get(self, request: Request, document_id: int) -> Response:
-        document = selectors.document_get(user=request.user, document_id=document_id)
+        document = policy.document_for(user=request.user, document_id=document_id)
         if document.template:  # never checked: "nothing copied" would be a claim never made
             return Response(
                 {"detail": "The document is a template: it is not checked, so it has no report."},
@@ -360,5 +422,5 @@ class DocumentReportApi(APIView):
 class DocumentTextApi(APIView):
     @extend_schema(responses={(200, "text/plain"): str})
     def get(self, request: Request, document_id: int) -> HttpResponse:
-        document = selectors.document_get(user=request.user, document_id=document_id)
+        document = policy.document_for(user=request.user, document_id=document_id)
         return HttpResponse(document.text, content_type="text/plain; charset=utf-8")

@@ -15,6 +15,16 @@ urlpatterns = [
         name="api_collection_archives",
     ),
     path(
+        "collections/<int:collection_id>/shares/",
+        api.CollectionSharesApi.as_view(),
+        name="api_collection_shares",
+    ),
+    path(
+        "collections/<int:collection_id>/shares/<int:workspace_id>/",
+        api.CollectionShareApi.as_view(),
+        name="api_collection_share",
+    ),
+    path(
         "collections/<int:collection_id>/documents/",
         api.CollectionDocumentsApi.as_view(),
         name="api_collection_documents",

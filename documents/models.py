@@ -16,14 +16,22 @@ class Collection(models.Model):
         ASSIGNMENT = "assignment", "Assignment"
         ARCHIVE = "archive", "Archive"
 
+    # Who created it (None once their account is gone: a shared workspace keeps its
+    # collections); what a user may do with it follows from their role in its workspace.
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="collections"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="collections",
+    )
+    workspace = models.ForeignKey(
+        "workspaces.Workspace", on_delete=models.CASCADE, related_name="collections"
     )
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.ASSIGNMENT)
     # Archives this collection is checked against. None chosen (`all_archives`): every archive
-    # of the owner. Once archives are chosen, losing them (deleted, or turned into assignments)
-    # leaves none to check against, never silently all of them.
+    # of its workspace and every archive shared with it. Once archives are chosen, losing them
+    # (deleted, or turned into assignments) leaves none to check against, never silently all.
     archives = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="+")
     all_archives = models.BooleanField(default=True, db_default=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -35,6 +43,22 @@ class Collection(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class ArchiveShare(models.Model):
+    """An archive shared read-only with another workspace (an institution's repository):
+    that workspace's collections are checked against it and its members read it."""
+
+    archive = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="shares")
+    workspace = models.ForeignKey(
+        "workspaces.Workspace", on_delete=models.CASCADE, related_name="shared_archives"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["archive", "workspace"], name="archiveshare_unique")
+        ]
 
 
 def document_path(folder: str, filename: str) -> str:

@@ -1,17 +1,23 @@
-"""Reads: what the views, the API and the pipeline need, always scoped to the owner."""
+"""Reads: what the views, the API and the pipeline need. Who may read what is decided
+before, by `documents.policy`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import Collate
-from django.shortcuts import get_object_or_404
 
 from detection import model_version
-from documents.models import ArchiveImport, Collection, Document, Match, document_path
+from documents.models import (
+    ArchiveImport,
+    ArchiveShare,
+    Collection,
+    Document,
+    Match,
+    document_path,
+)
 
 
 @dataclass(frozen=True)
@@ -39,19 +45,15 @@ class Report:
     sources: tuple[SourceView, ...]
 
 
-def collection_list(*, user: AbstractBaseUser) -> QuerySet[Collection]:
-    # Newest first, explicitly: an aggregate query drops the model's default ordering.
+def collection_list(*, among: QuerySet[Collection]) -> QuerySet[Collection]:
+    """`among` (what `documents.policy.readable_collections` gives a user) with their
+    document counts and workspaces, newest first."""
+    # Explicitly: an aggregate query drops the model's default ordering.
     return (
-        Collection.objects.filter(owner=user, deleting=False)
+        among.select_related("workspace")
         .annotate(document_count=Count("documents"))
         .order_by("-created_at", "-id")
     )
-
-
-def collection_get(*, user: AbstractBaseUser, collection_id: int) -> Collection:
-    """The user's collection, or 404 (others' collections, and those being deleted, do not
-    exist for them)."""
-    return get_object_or_404(Collection, id=collection_id, owner=user, deleting=False)
 
 
 IMPORTS_LISTED = 20  # an archive's latest imports, on its page and in the API
@@ -73,19 +75,20 @@ def unfinished_job_ids(jobs: QuerySet) -> list[int]:
     )
 
 
-def import_get(*, user: AbstractBaseUser, import_id: int) -> ArchiveImport:
-    """One of the user's imports (404 for anyone else's, as for collections)."""
-    return get_object_or_404(
-        ArchiveImport.objects.select_related("collection"),
-        id=import_id,
-        collection__owner=user,
-        collection__deleting=False,
-    )
+def archive_choices(*, collection: Collection) -> QuerySet[Collection]:
+    """The archives a collection can be checked against: those of its workspace and those
+    shared with it, itself left out."""
+    shared = ArchiveShare.objects.filter(workspace_id=collection.workspace_id)
+    return Collection.objects.filter(
+        Q(workspace_id=collection.workspace_id) | Q(id__in=shared.values("archive_id")),
+        kind=Collection.Kind.ARCHIVE,
+        deleting=False,
+    ).exclude(id=collection.id)
 
 
-def archive_list(*, user: AbstractBaseUser, exclude: Collection | None = None) -> QuerySet:
-    archives = Collection.objects.filter(owner=user, kind=Collection.Kind.ARCHIVE, deleting=False)
-    return archives.exclude(id=exclude.id) if exclude is not None else archives
+def share_list(*, archive: Collection) -> QuerySet[ArchiveShare]:
+    """The workspaces the archive is shared with."""
+    return ArchiveShare.objects.filter(archive=archive).select_related("workspace").order_by("id")
 
 
 # How a collection's documents can be listed: the newest first (the default), the most
@@ -111,19 +114,9 @@ def document_status_counts(*, collection: Collection) -> dict[str, int]:
     return {status: counts.get(status, 0) for status in Document.Status.values}
 
 
-def document_get(*, user: AbstractBaseUser, document_id: int) -> Document:
-    """The user's document, or 404."""
-    return get_object_or_404(
-        Document.objects.select_related("collection"),
-        id=document_id,
-        collection__owner=user,
-        collection__deleting=False,
-    )
-
-
 def detection_scope_collections(*, document: Document) -> list[int]:
     """Collections a document is checked against: its own (the other submissions) plus the
-    archives selected on it (none selected: every archive of the owner)."""
+    archives selected on it (none selected: every archive its workspace can use)."""
     return collection_scope(collection=document.collection)
 
 
@@ -134,7 +127,7 @@ def collection_scope(*, collection: Collection) -> list[int]:
     if collection.kind == Collection.Kind.ARCHIVE:
         return [collection.id]
     if collection.all_archives:
-        archives = archive_list(user=collection.owner, exclude=collection)
+        archives = archive_choices(collection=collection)
     else:  # the chosen ones still there, maybe none
         archives = archives_chosen(collection=collection)
     return [collection.id, *archives.values_list("id", flat=True)]
@@ -199,15 +192,20 @@ class PairView:
         return self.document if self.copied_by_other else self.other
 
 
-def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[PairView]:
+def collection_pairs(
+    *, collection: Collection, visible: QuerySet[Collection], minimum: float = 0.0
+) -> list[PairView]:
     """Every pair of documents sharing passages that involves a document of the collection,
     once (a pair of submissions is stored in both directions: one row with both shares, the
-    larger first), most copied first; pairs whose larger share is below `minimum` left out."""
+    larger first), most copied first; pairs whose larger share is below `minimum` left out,
+    and pairs with a document outside the `visible` collections (a shared archive's copiers
+    in other workspaces)."""
     # Both directions: an archive's documents are the sources of other collections' matches.
     involved = Q(document__collection=collection) | Q(source__collection=collection)
     rows = (
         Match.objects.filter(involved, source__collection__deleting=False)
         .filter(document__collection__deleting=False)
+        .filter(document__collection__in=visible, source__collection__in=visible)
         .values(
             "document_id",
             "document__folder",
@@ -284,12 +282,12 @@ def report_get(*, document: Document) -> Report:
 
 
 def identical_uploads(*, document: Document) -> list[Document]:
-    """The owner's other uploads of the very same file (same SHA-256), oldest first: a
+    """The workspace's other uploads of the very same file (same SHA-256), oldest first: a
     re-upload shows as 100 % copied, which the document's page explains with these."""
     return list(
         Document.objects.filter(
             checksum=document.checksum,
-            collection__owner_id=document.collection.owner_id,
+            collection__workspace_id=document.collection.workspace_id,
             collection__deleting=False,
         )
         .exclude(id=document.id)
@@ -318,19 +316,19 @@ def template_texts(*, collection_id: int) -> dict[int, str]:
     )
 
 
-def copied_by(*, document: Document) -> list[Match]:
-    """The matches of documents (of collections not being deleted) with passages found in
-    this one, the largest share first: what an archive document's page shows, since its own
+def copied_by(*, document: Document, visible: QuerySet[Collection]) -> list[Match]:
+    """The matches of documents (of `visible` collections) with passages found in this one,
+    the largest share first: what an archive document's page shows, since its own
     similarity is what IT copied. `match.similarity` is the share of the copier's text."""
     return list(
-        Match.objects.filter(source=document, document__collection__deleting=False)
+        Match.objects.filter(source=document, document__collection__in=visible)
         .select_related("document__collection")
         .order_by("-similarity", "document_id")[:50]
     )
 
 
 def source_text_get(*, document: Document, source_id: int) -> Document | None:
-    """A source of the document's report (it may live in an archive of the same owner)."""
+    """A source of the document's report (it may live in an archive)."""
     if not Match.objects.filter(
         document=document, source_id=source_id, source__collection__deleting=False
     ).exists():

@@ -9,6 +9,9 @@ from documents.templatetags.report_format import percent
 class CollectionCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     kind = serializers.ChoiceField(choices=Collection.Kind.choices, default="assignment")
+    workspace = serializers.IntegerField(
+        required=False, help_text="the workspace's id (the user's personal workspace when absent)"
+    )
 
 
 class CollectionUpdateSerializer(serializers.Serializer):
@@ -20,11 +23,17 @@ class CollectionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     kind = serializers.CharField()
+    workspace = serializers.IntegerField(source="workspace_id")
 
 
 class ArchivesSerializer(serializers.Serializer):
     archives = serializers.ListField(child=serializers.IntegerField(), allow_empty=True)
     all = serializers.BooleanField(read_only=True)
+
+
+class ShareSerializer(serializers.Serializer):
+    workspace = serializers.IntegerField(source="workspace_id", help_text="the workspace's id")
+    workspace_name = serializers.CharField(source="workspace.name", read_only=True)
 
 
 class DocumentUploadSerializer(serializers.Serializer):

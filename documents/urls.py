@@ -27,6 +27,11 @@ urlpatterns = [
         views.collection_delete,
         name="collection_delete",
     ),
+    path(
+        "collections/<int:collection_id>/shares/",
+        views.collection_share,
+        name="collection_share",
+    ),
     path("collections/<int:collection_id>/pairs/", views.collection_pairs, name="collection_pairs"),
     path(
         "collections/<int:collection_id>/reanalyze/",

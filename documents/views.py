@@ -13,22 +13,38 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from documents import selectors, services
+from documents import policy, selectors, services
 from documents.bulk import jobs as imports
-from documents.forms import ArchivesForm, CollectionForm, DeleteCollectionForm, UploadForm
+from documents.forms import (
+    ArchivesForm,
+    CollectionForm,
+    DeleteCollectionForm,
+    NewCollectionForm,
+    UploadForm,
+)
 from documents.highlight import PALETTE_SIZE, highlight_html
 from documents.models import Collection
+from workspaces import selectors as workspace_selectors
+from workspaces import services as workspace_services
 
 
 @login_required
 def collection_list(request: HttpRequest) -> HttpResponse:
-    form = CollectionForm(request.POST or None)
+    """The collections the user can read; POST: create one in a workspace they write to."""
+    workspaces = workspace_selectors.writable_workspaces(user=request.user)
+    if not workspaces.exists():  # first visit: the personal workspace is where to start
+        workspace_services.workspace_personal(user=request.user)
+    form = NewCollectionForm(request.POST or None, workspaces=workspaces)
     if request.method == "POST" and form.is_valid():
+        # One the user writes to (the form offers no other), or None: the personal one.
         collection = services.collection_create(
-            owner=request.user, name=form.cleaned_data["name"], kind=form.cleaned_data["kind"]
+            owner=request.user,
+            name=form.cleaned_data["name"],
+            kind=form.cleaned_data["kind"],
+            workspace=form.cleaned_data["workspace"],
         )
         return redirect("collection_detail", collection_id=collection.id)
-    collections = selectors.collection_list(user=request.user)
+    collections = selectors.collection_list(among=policy.readable_collections(user=request.user))
     return render(
         request, "documents/collection_list.html", {"form": form, "collections": collections}
     )
@@ -39,8 +55,8 @@ DOCUMENTS_PER_PAGE = 100
 
 @login_required
 def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
-    choices = selectors.archive_list(user=request.user, exclude=collection)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id)
+    choices = selectors.archive_choices(collection=collection)
     order = request.GET.get("sort", "uploaded")
     if order not in selectors.DOCUMENT_ORDERS:
         order = "uploaded"
@@ -49,6 +65,7 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
     ).get_page(request.GET.get("page"))
     context = {
         "collection": collection,
+        "rights": policy.collection_rights(user=request.user, collection=collection),
         "documents": documents,
         "order": order,
         "sort_choices": [("uploaded", "newest"), ("similarity", "most copied"), ("name", "name")],
@@ -61,6 +78,10 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
             choices=choices, initial={"archives": collection.archives.all()}
         ),
         "has_archives": choices.exists(),
+        "shares": selectors.share_list(archive=collection),
+        "share_choices": workspace_selectors.workspace_list(user=request.user).exclude(
+            id=collection.workspace_id
+        ),
         # Archives were chosen and are all gone: checked against none until chosen again.
         "archives_gone": not collection.all_archives
         and not selectors.archives_chosen(collection=collection).exists(),
@@ -75,7 +96,7 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
 @require_POST
 def collection_settings(request: HttpRequest, collection_id: int) -> HttpResponse:
     """Rename the collection or change its kind."""
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id, need="write")
     form = CollectionForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Give the collection a name and a kind.")
@@ -91,7 +112,7 @@ def collection_settings(request: HttpRequest, collection_id: int) -> HttpRespons
 @require_POST
 def collection_delete(request: HttpRequest, collection_id: int) -> HttpResponse:
     """Delete the collection with its documents (hidden at once, removed in the background)."""
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id, need="write")
     if not DeleteCollectionForm(request.POST).is_valid():
         messages.error(request, "Tick the box to confirm that the documents go too.")
         return redirect("collection_detail", collection_id=collection.id)
@@ -109,9 +130,13 @@ PAIRS_PER_PAGE = 200
 def collection_pairs(request: HttpRequest, collection_id: int) -> HttpResponse:
     """The pairs of documents that share passages, most copied first; `?min=30` keeps pairs
     where at least 30 % of one side is shared, `?format=csv` downloads them."""
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id)
     minimum = _percent_param(request.GET.get("min"))
-    pairs = selectors.collection_pairs(collection=collection, minimum=minimum / 100)
+    pairs = selectors.collection_pairs(
+        collection=collection,
+        visible=policy.readable_collections(user=request.user),
+        minimum=minimum / 100,
+    )
     if request.GET.get("format") == "csv":
         return _pairs_csv(request, collection, pairs)
     page = Paginator(pairs, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
@@ -163,7 +188,7 @@ def collection_reanalyze(request: HttpRequest, collection_id: int) -> HttpRespon
     """Queue the stale documents of the collection and of the archives it is checked against;
     with `all`, every finished document of the collection (e.g. after the archive selection
     changed, to bring every report up to date)."""
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id, need="write")
     if request.POST.get("all"):
         queued = services.collection_recheck(collection_id=collection.id)
     else:
@@ -178,7 +203,7 @@ def collection_reanalyze(request: HttpRequest, collection_id: int) -> HttpRespon
 @login_required
 @require_POST
 def collection_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id, need="write")
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         messages.error(request, "Choose at least one file to upload.")
@@ -219,7 +244,7 @@ def _import(request: HttpRequest, collection: Collection, uploads: list) -> Http
 @require_POST
 def import_retry(request: HttpRequest, import_id: int) -> HttpResponse:
     """Run a failed bulk import again (what it stored is skipped)."""
-    job = selectors.import_get(user=request.user, import_id=import_id)
+    job = policy.import_for(user=request.user, import_id=import_id)
     imports.import_retry(job=job)
     messages.success(request, f"{job.names}: queued to be imported again.")
     return redirect("collection_detail", collection_id=job.collection_id)
@@ -243,8 +268,8 @@ def _upload_one(
 @login_required
 @require_POST
 def collection_archives(request: HttpRequest, collection_id: int) -> HttpResponse:
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
-    choices = selectors.archive_list(user=request.user, exclude=collection)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id, need="write")
+    choices = selectors.archive_choices(collection=collection)
     form = ArchivesForm(request.POST, choices=choices)
     if form.is_valid():
         services.collection_archives_set(
@@ -260,11 +285,35 @@ def collection_archives(request: HttpRequest, collection_id: int) -> HttpRespons
 
 
 @login_required
+@require_POST
+def collection_share(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """Share the archive with a workspace, or (`unshare`) stop sharing it."""
+    archive = policy.collection_for(user=request.user, collection_id=collection_id, need="admin")
+    workspace_id = _int(request.POST.get("workspace"))
+    if workspace_id is None:
+        messages.error(request, "Choose a workspace.")
+    elif request.POST.get("unshare"):
+        services.archive_unshare(archive=archive, workspace_id=workspace_id)
+        messages.success(request, "The archive is no longer shared with that workspace.")
+    else:
+        share = services.archive_share(archive=archive, workspace_id=workspace_id)
+        messages.success(request, f"Shared read-only with {share.workspace.name}.")
+    return redirect("collection_detail", collection_id=archive.id)
+
+
+def _int(value: str | None) -> int | None:
+    return int(value) if value is not None and value.isdigit() else None
+
+
+@login_required
 def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
-    document = selectors.document_get(user=request.user, document_id=document_id)
+    document = policy.document_for(user=request.user, document_id=document_id)
     context = {
         "document": document,
-        "copied_by": selectors.copied_by(document=document),
+        "rights": policy.collection_rights(user=request.user, collection=document.collection),
+        "copied_by": selectors.copied_by(
+            document=document, visible=policy.readable_collections(user=request.user)
+        ),
         "identical": selectors.identical_uploads(document=document),
     }
     return render(request, "documents/document_detail.html", context)
@@ -273,7 +322,7 @@ def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
 @login_required
 def document_original(request: HttpRequest, document_id: int) -> FileResponse:
     """The uploaded file as it came, to its owner only (a download, never rendered inline)."""
-    document = selectors.document_get(user=request.user, document_id=document_id)
+    document = policy.document_for(user=request.user, document_id=document_id)
     try:
         handle = document.original.open("rb")
     except FileNotFoundError as error:
@@ -284,7 +333,7 @@ def document_original(request: HttpRequest, document_id: int) -> FileResponse:
 @login_required
 @require_POST
 def document_recheck(request: HttpRequest, document_id: int) -> HttpResponse:
-    document = selectors.document_get(user=request.user, document_id=document_id)
+    document = policy.document_for(user=request.user, document_id=document_id, need="write")
     services.document_recheck(document=document)
     messages.success(request, f"{document.filename} is queued for checking again.")
     return redirect("document_detail", document_id=document.id)
@@ -293,7 +342,7 @@ def document_recheck(request: HttpRequest, document_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def document_template(request: HttpRequest, document_id: int) -> HttpResponse:
-    document = selectors.document_get(user=request.user, document_id=document_id)
+    document = policy.document_for(user=request.user, document_id=document_id, need="write")
     template = request.POST.get("template") == "1"
     services.document_template_set(document=document, template=template)
     if template:
@@ -307,7 +356,7 @@ def document_template(request: HttpRequest, document_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def document_delete(request: HttpRequest, document_id: int) -> HttpResponse:
-    document = selectors.document_get(user=request.user, document_id=document_id)
+    document = policy.document_for(user=request.user, document_id=document_id, need="write")
     collection_id, filename = document.collection_id, document.filename
     services.document_delete(document=document)
     messages.success(request, f"{filename} was deleted.")
@@ -323,7 +372,7 @@ REPORT_CONTEXT = 600
 
 @login_required
 def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
-    document = selectors.document_get(user=request.user, document_id=document_id)
+    document = policy.document_for(user=request.user, document_id=document_id)
     if document.status != document.Status.DONE or document.template:
         # Not checked (yet, or a template): a report would claim "nothing copied" for text
         # never compared.

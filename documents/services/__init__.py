@@ -4,6 +4,8 @@ One module per concern; this package exports what views, tasks and commands call
 """
 
 from documents.services.collections import (
+    archive_share,
+    archive_unshare,
     collection_archives_set,
     collection_create,
     collection_recheck,
@@ -42,6 +44,8 @@ __all__ = [
     "TemplateError",
     "UploadError",
     "analysis_fields",
+    "archive_share",
+    "archive_unshare",
     "collection_archives_set",
     "collection_create",
     "collection_delete",

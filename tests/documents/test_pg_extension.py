@@ -9,10 +9,11 @@ import pytest
 from django.db import connection
 
 from detection import DocumentAnalysis, SentenceRecord
+from documents import services as document_services
 from documents.index import extension as pg_extension
 from documents.index import store as pg_index
 from documents.index.store import PostgresSentenceIndex
-from documents.models import Collection, Document
+from documents.models import Document
 
 pytestmark = pytest.mark.django_db
 
@@ -77,7 +78,7 @@ def archive(owner):
     """Thirty documents over a small vocabulary of features: some in one document, some in
     many (several above a lookup's max_df), in two collections."""
     rng = np.random.default_rng(7)
-    collections = [Collection.objects.create(owner=owner, name=f"c{k}") for k in range(2)]
+    collections = [document_services.collection_create(owner=owner, name=f"c{k}") for k in range(2)]
     documents = []
     for n in range(30):
         common = {0, 3} if n % 3 != 2 else set()  # in 20 documents
