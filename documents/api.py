@@ -17,6 +17,7 @@ from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from documents import policy, selectors, services
+from documents import verdicts as verdict_reads
 from documents.bulk import jobs as imports
 from documents.models import Collection, Document
 from documents.serializers import (
@@ -36,6 +37,8 @@ from documents.serializers import (
     PairSerializer,
     ReportSerializer,
     ShareSerializer,
+    VerdictCreateSerializer,
+    VerdictSerializer,
 )
 from workspaces import policy as workspace_policy
 
@@ -424,3 +427,33 @@ class DocumentTextApi(APIView):
     def get(self, request: Request, document_id: int) -> HttpResponse:
         document = policy.document_for(user=request.user, document_id=document_id)
         return HttpResponse(document.text, content_type="text/plain; charset=utf-8")
+
+
+class DocumentVerdictsApi(APIView):
+    @extend_schema(responses=VerdictSerializer(many=True))
+    def get(self, request: Request, document_id: int) -> Response:
+        """Every verdict on the document's pairs and passages, newest first; the latest of
+        each pair or passage is `current` (earlier ones are its history)."""
+        document = policy.document_for(user=request.user, document_id=document_id)
+        views = verdict_reads.verdict_history(document=document)
+        return Response(VerdictSerializer(views, many=True).data)
+
+    @extend_schema(request=VerdictCreateSerializer, responses={201: VerdictSerializer})
+    def post(self, request: Request, document_id: int) -> Response:
+        """Judge the pair (the document and `source`) or, with `start` and `end`, one passage
+        of the document shared with `source`: `confirmed` or `not_copying`, with a note."""
+        document = policy.document_for(user=request.user, document_id=document_id, need="review")
+        data = VerdictCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = data.validated_data
+        verdict = services.verdict_record(
+            document=document,
+            source_id=fields["source"],
+            value=fields["verdict"],
+            note=fields["note"],
+            start=fields["start"],
+            end=fields["end"],
+            author=request.user,
+        )
+        body = VerdictSerializer(verdict_reads.verdict_view(verdict=verdict)).data
+        return Response(body, status=status.HTTP_201_CREATED)

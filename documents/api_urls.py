@@ -56,6 +56,11 @@ urlpatterns = [
         name="api_document_report",
     ),
     path(
+        "documents/<int:document_id>/verdicts/",
+        api.DocumentVerdictsApi.as_view(),
+        name="api_document_verdicts",
+    ),
+    path(
         "documents/<int:document_id>/text/", api.DocumentTextApi.as_view(), name="api_document_text"
     ),
 ]

@@ -2,7 +2,7 @@
 
 from django import forms
 
-from documents.models import Collection
+from documents.models import Collection, Verdict
 from workspaces.models import Workspace
 
 
@@ -76,3 +76,11 @@ class ArchivesForm(forms.Form):
     def __init__(self, *args: object, choices: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.fields["archives"].queryset = choices  # type: ignore[attr-defined]
+
+
+class VerdictForm(forms.Form):
+    source = forms.IntegerField()
+    verdict = forms.ChoiceField(choices=Verdict.Value.choices)
+    note = forms.CharField(required=False, max_length=2000, widget=forms.Textarea)
+    start = forms.IntegerField(required=False, min_value=0)
+    end = forms.IntegerField(required=False, min_value=1)

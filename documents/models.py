@@ -255,3 +255,40 @@ class ArchiveImport(models.Model):
         parts += [f"{self.duplicates:,} already in the archive"] if self.duplicates else []
         parts += [f"{self.skipped:,} skipped"] if self.skipped else []
         return f"{self.files:,} file{'s' if self.files != 1 else ''} read: {', '.join(parts)}"
+
+
+class Verdict(models.Model):
+    """A reviewer's judgement of a pair of documents (`start` and `end` None) or of one
+    passage of it ([start, end) in `document`'s text, shared with `source`). Rows are never
+    changed: a new judgement is a new row, and the latest row of a pair or passage is its
+    verdict, so the history stays."""
+
+    class Value(models.TextChoices):
+        CONFIRMED = "confirmed", "Copying confirmed"
+        NOT_COPYING = "not_copying", "Not copying"
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="verdicts")
+    source = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    start = models.PositiveIntegerField(null=True, blank=True)
+    end = models.PositiveIntegerField(null=True, blank=True)
+    value = models.CharField(max_length=20, choices=Value.choices)
+    note = models.TextField(blank=True, default="")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["document", "source"], name="verdict_pair")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(start__isnull=True, end__isnull=True)
+                | models.Q(start__isnull=False, end__isnull=False, start__lt=models.F("end")),
+                name="verdict_passage_range",
+            )
+        ]
+
+    @property
+    def passage(self) -> bool:
+        return self.start is not None

@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from documents.models import Collection, Document
+from documents.models import Collection, Document, Verdict
 from documents.templatetags.report_format import percent
 
 
@@ -176,3 +176,29 @@ class ImportUploadSerializer(serializers.Serializer):
         allow_empty=False,
         help_text="ZIP batches or documents (the field repeated)",
     )
+
+
+class VerdictCreateSerializer(serializers.Serializer):
+    source = serializers.IntegerField(help_text="the other document of the pair")
+    verdict = serializers.ChoiceField(choices=Verdict.Value.choices)
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+    start = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=0,
+        help_text="a passage: its first character in the document's text (with `end`); "
+        "absent for the pair as a whole",
+    )  # fmt: skip
+    end = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
+
+
+class VerdictSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    document = serializers.IntegerField()
+    source = serializers.IntegerField()
+    start = serializers.IntegerField(allow_null=True, help_text="null: the pair as a whole")
+    end = serializers.IntegerField(allow_null=True)
+    verdict = serializers.ChoiceField(choices=Verdict.Value.choices, source="value")
+    label = serializers.CharField()
+    note = serializers.CharField()
+    author = serializers.CharField(help_text="username ('' once the account is gone)")
+    created_at = serializers.DateTimeField()
+    current = serializers.BooleanField(help_text="the latest verdict of its pair or passage")

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from documents import policy, selectors, services
+from documents import verdicts as verdict_reads
 from documents.bulk import jobs as imports
 from documents.forms import (
     ArchivesForm,
@@ -140,7 +141,9 @@ def collection_pairs(request: HttpRequest, collection_id: int) -> HttpResponse:
     if request.GET.get("format") == "csv":
         return _pairs_csv(request, collection, pairs)
     page = Paginator(pairs, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
-    context = {"collection": collection, "pairs": page, "minimum": minimum}
+    verdicts = verdict_reads.pair_verdicts(collection=collection)
+    rows = [(pair, verdicts.get(frozenset((pair.document, pair.other)))) for pair in page]
+    context = {"collection": collection, "pairs": page, "rows": rows, "minimum": minimum}
     return render(request, "documents/collection_pairs.html", context)
 
 
@@ -285,27 +288,6 @@ def collection_archives(request: HttpRequest, collection_id: int) -> HttpRespons
 
 
 @login_required
-@require_POST
-def collection_share(request: HttpRequest, collection_id: int) -> HttpResponse:
-    """Share the archive with a workspace, or (`unshare`) stop sharing it."""
-    archive = policy.collection_for(user=request.user, collection_id=collection_id, need="admin")
-    workspace_id = _int(request.POST.get("workspace"))
-    if workspace_id is None:
-        messages.error(request, "Choose a workspace.")
-    elif request.POST.get("unshare"):
-        services.archive_unshare(archive=archive, workspace_id=workspace_id)
-        messages.success(request, "The archive is no longer shared with that workspace.")
-    else:
-        share = services.archive_share(archive=archive, workspace_id=workspace_id)
-        messages.success(request, f"Shared read-only with {share.workspace.name}.")
-    return redirect("collection_detail", collection_id=archive.id)
-
-
-def _int(value: str | None) -> int | None:
-    return int(value) if value is not None and value.isdigit() else None
-
-
-@login_required
 def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
     document = policy.document_for(user=request.user, document_id=document_id)
     context = {
@@ -395,7 +377,10 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
         "chosen": chosen,
         "shortened": shortened,
         "long_text": longest > LONG_TEXT,
+        "rights": policy.collection_rights(user=request.user, collection=document.collection),
     }
+    verdicts = verdict_reads.report_verdicts(document=document, report=report, chosen=chosen)
+    context.update(verdicts)
     if chosen is not None:
         passages = chosen.passages
         context["passage_rows"] = [
@@ -404,6 +389,7 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
                 "colour": number % PALETTE_SIZE,
                 "excerpt": _excerpt(document.text, passage.start, passage.end),
                 "passage": passage,
+                "verdict": verdicts["passages"].get((passage.start, passage.end)),
             }
             for number, passage in enumerate(passages)
         ]

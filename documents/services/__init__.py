@@ -17,7 +17,13 @@ from documents.services.deletion import (
     collections_delete_resume,
     document_delete,
 )
-from documents.services.errors import CollectionError, ImportRefused, TemplateError, UploadError
+from documents.services.errors import (
+    CollectionError,
+    ImportRefused,
+    TemplateError,
+    UploadError,
+    VerdictError,
+)
 from documents.services.pipeline import analysis_fields, document_process
 from documents.services.requeue import (
     document_enqueue,
@@ -36,6 +42,7 @@ from documents.services.uploads import (
     is_batch,
     size_allowed,
 )
+from documents.services.verdicts import verdict_record
 
 __all__ = [
     "BatchUpload",
@@ -43,6 +50,7 @@ __all__ = [
     "ImportRefused",
     "TemplateError",
     "UploadError",
+    "VerdictError",
     "analysis_fields",
     "archive_share",
     "archive_unshare",
@@ -67,4 +75,5 @@ __all__ = [
     "file_name",
     "is_batch",
     "size_allowed",
+    "verdict_record",
 ]

@@ -24,3 +24,9 @@ class ImportRefused(UploadError):
 
 class CollectionError(AppError):
     """A collection's settings are refused (no name, an unknown kind)."""
+
+
+class VerdictError(AppError):
+    """A verdict is refused (an unknown value, no such pair or passage)."""
+
+    field = "verdict"
