@@ -7,15 +7,21 @@ from collections.abc import Sequence
 
 from django.db.models import QuerySet
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+)
 from rest_framework import status
 from rest_framework.pagination import LimitOffsetPagination
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
+from core.schema import ListOrPage
 from documents import policy, selectors, services
 from documents import verdicts as verdict_reads
 from documents.bulk import jobs as imports
@@ -23,6 +29,7 @@ from documents.models import Collection, Document
 from documents.serializers import (
     ArchiveImportSerializer,
     ArchivesSerializer,
+    BatchCreatedSerializer,
     CollectionCreateSerializer,
     CollectionProgressSerializer,
     CollectionSerializer,
@@ -34,6 +41,7 @@ from documents.serializers import (
     DocumentTemplateSerializer,
     DocumentUploadSerializer,
     ImportUploadSerializer,
+    NoReportSerializer,
     PairSerializer,
     ReportSerializer,
     ShareSerializer,
@@ -210,7 +218,7 @@ class CollectionPairsApi(APIView):
             ),
             *_PAGE_PARAMETERS,
         ],
-        responses=PairSerializer(many=True),
+        responses={200: ListOrPage(PairSerializer)},
     )
     def get(self, request: Request, collection_id: int) -> Response:
         """Every pair of documents sharing passages that involves the collection, once, most
@@ -288,11 +296,11 @@ def _progress_rows(collection: Collection, ids: list[int]) -> QuerySet[Document]
 
 # Page size and offset: ASCII digits only (str.isdigit accepts '²', which int() refuses).
 class CollectionDocumentsApi(APIView):
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [MultiPartParser]
 
     @extend_schema(
         parameters=_PAGE_PARAMETERS,
-        responses=DocumentSummarySerializer(many=True),
+        responses={200: ListOrPage(DocumentSummarySerializer)},
     )
     def get(self, request: Request, collection_id: int) -> Response:
         """The collection's documents, newest first: all of them, or with `limit` (and
@@ -301,8 +309,19 @@ class CollectionDocumentsApi(APIView):
         documents = selectors.document_list(collection=collection)
         return _listed(request, self, documents, DocumentSummarySerializer)
 
-    @extend_schema(request=DocumentUploadSerializer, responses={201: DocumentCreatedSerializer})
+    @extend_schema(
+        request=DocumentUploadSerializer,
+        responses={
+            201: PolymorphicProxySerializer(
+                component_name="UploadCreated",
+                serializers=[DocumentCreatedSerializer, BatchCreatedSerializer],
+                resource_type_field_name=None,
+            )
+        },
+    )
     def post(self, request: Request, collection_id: int) -> Response:
+        """Upload one document (201 `{"id", "status"}`), or a ZIP batch (201
+        `{"documents", "skipped"}`: a document for each file stored)."""
         collection = policy.collection_for(
             user=request.user, collection_id=collection_id, need="write"
         )
@@ -334,7 +353,7 @@ class CollectionDocumentsApi(APIView):
 
 
 class CollectionImportsApi(APIView):
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [MultiPartParser]
 
     @extend_schema(responses=ArchiveImportSerializer(many=True))
     def get(self, request: Request, collection_id: int) -> Response:
@@ -402,7 +421,12 @@ _NO_REPORT_YET = {
 
 class DocumentReportApi(APIView):
     @extend_schema(
-        responses={200: ReportSerializer, 409: OpenApiResponse(description="Not processed yet")}
+        responses={
+            200: ReportSerializer,
+            409: OpenApiResponse(
+                NoReportSerializer, description="Not processed yet, failed, or a template"
+            ),
+        }
     )
     def get(self, request: Request, document_id: int) -> Response:
         document = policy.document_for(user=request.user, document_id=document_id)

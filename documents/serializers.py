@@ -1,5 +1,7 @@
 """API input parsing and output shapes (also the OpenAPI schema)."""
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from documents.models import Collection, Document, Verdict
@@ -36,8 +38,16 @@ class ShareSerializer(serializers.Serializer):
     workspace_name = serializers.CharField(source="workspace.name", read_only=True)
 
 
+@extend_schema_field(OpenApiTypes.BINARY)
+class BinaryFileField(serializers.FileField):
+    """An uploaded file: `format: binary` in the schema (the bytes of a multipart part)."""
+
+
 class DocumentUploadSerializer(serializers.Serializer):
-    file = serializers.FileField(allow_empty_file=True)
+    file = BinaryFileField(
+        allow_empty_file=True,
+        help_text="one document, or a ZIP batch of documents (its folders kept); sent once",
+    )
     folder = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
     template = serializers.BooleanField(
         required=False,
@@ -45,6 +55,16 @@ class DocumentUploadSerializer(serializers.Serializer):
         help_text="Text every submission was given (prompt, starter text): never counted as "
         "copied in the collection's other documents.",
     )
+
+    def validate_file(self, upload: object) -> object:
+        # A form with `file` twice would otherwise keep the last one and drop the others.
+        getlist = getattr(self.initial_data, "getlist", None)
+        sent = len(getlist("file")) if getlist is not None else 1
+        if sent > 1:
+            raise serializers.ValidationError(
+                f"{sent} files were sent as `file`: send one per request, or a ZIP of them."
+            )
+        return upload
 
 
 class DocumentTemplateSerializer(serializers.Serializer):
@@ -100,6 +120,13 @@ class ReportSerializer(serializers.Serializer):
     sources = SourceSerializer(many=True)
 
 
+class NoReportSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    status = serializers.CharField(
+        required=False, help_text="the document's status (absent for a template)"
+    )
+
+
 class PairSerializer(serializers.Serializer):
     document = serializers.IntegerField(help_text="a document of the collection")
     title = serializers.CharField()
@@ -149,6 +176,13 @@ class ImportProblemSerializer(serializers.Serializer):
     reason = serializers.CharField()
 
 
+class BatchCreatedSerializer(serializers.Serializer):
+    """The answer to a ZIP batch: a document for each file stored, the files left out."""
+
+    documents = DocumentCreatedSerializer(many=True)
+    skipped = ImportProblemSerializer(many=True, help_text="the files of the ZIP not stored")
+
+
 class ArchiveImportSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     names = serializers.CharField()
@@ -172,7 +206,7 @@ class ArchiveImportSerializer(serializers.Serializer):
 
 class ImportUploadSerializer(serializers.Serializer):
     files = serializers.ListField(
-        child=serializers.FileField(allow_empty_file=True),
+        child=BinaryFileField(allow_empty_file=True),
         allow_empty=False,
         help_text="ZIP batches or documents (the field repeated)",
     )

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.schema import ErrorSerializer
 from workspaces import selectors, services
 from workspaces.models import Invitation, Workspace
 from workspaces.policy import role_of, workspace_for
@@ -17,11 +18,15 @@ from workspaces.serializers import (
     InvitationSerializer,
     MemberAddSerializer,
     MemberRoleSerializer,
-    MemberSerializer,
+    MembershipSerializer,
     WorkspaceCreateSerializer,
     WorkspaceDetailSerializer,
     WorkspaceSerializer,
 )
+
+
+def _conflict(description: str) -> OpenApiResponse:
+    return OpenApiResponse(ErrorSerializer, description=description)
 
 
 class WorkspaceListApi(APIView):
@@ -56,25 +61,31 @@ class WorkspaceDetailApi(APIView):
 
 
 class WorkspaceMembersApi(APIView):
-    @extend_schema(responses=MemberSerializer(many=True))
+    @extend_schema(responses=MembershipSerializer(many=True))
     def get(self, request: Request, workspace_id: int) -> Response:
         workspace = workspace_for(user=request.user, workspace_id=workspace_id)
         return Response(
-            MemberSerializer(selectors.member_list(workspace=workspace), many=True).data
+            MembershipSerializer(selectors.member_list(workspace=workspace), many=True).data
         )
 
-    @extend_schema(request=MemberAddSerializer, responses={201: MemberSerializer})
+    @extend_schema(
+        request=MemberAddSerializer,
+        responses={201: MembershipSerializer, 409: _conflict("The user is a member already")},
+    )
     def post(self, request: Request, workspace_id: int) -> Response:
         """Add a user of this instance, by username, with a role (admins only)."""
         workspace = workspace_for(user=request.user, workspace_id=workspace_id, need="admin")
         data = MemberAddSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         member = services.member_add(workspace=workspace, **data.validated_data)
-        return Response(MemberSerializer(member).data, status=status.HTTP_201_CREATED)
+        return Response(MembershipSerializer(member).data, status=status.HTTP_201_CREATED)
 
 
 class WorkspaceMemberApi(APIView):
-    @extend_schema(request=MemberRoleSerializer, responses=MemberSerializer)
+    @extend_schema(
+        request=MemberRoleSerializer,
+        responses={200: MembershipSerializer, 409: _conflict("The last admin would be demoted")},
+    )
     def patch(self, request: Request, workspace_id: int, user_id: int) -> Response:
         """Change a member's role (admins only; the last admin stays admin: 409)."""
         workspace = workspace_for(user=request.user, workspace_id=workspace_id, need="admin")
@@ -83,9 +94,9 @@ class WorkspaceMemberApi(APIView):
         member = services.member_role_set(
             workspace=workspace, user_id=user_id, role=data.validated_data["role"]
         )
-        return Response(MemberSerializer(member).data)
+        return Response(MembershipSerializer(member).data)
 
-    @extend_schema(responses={204: None})
+    @extend_schema(responses={204: None, 409: _conflict("The last admin would leave")})
     def delete(self, request: Request, workspace_id: int, user_id: int) -> Response:
         """Remove a member (admins), or leave (any member, their own id); the last admin
         cannot leave (409)."""
@@ -122,7 +133,10 @@ class WorkspaceInvitationsApi(APIView):
 
 
 class InvitationAcceptApi(APIView):
-    @extend_schema(request=None, responses={200: WorkspaceSerializer})
+    @extend_schema(
+        request=None,
+        responses={200: WorkspaceSerializer, 409: _conflict("Used already, or expired")},
+    )
     def post(self, request: Request, token: str) -> Response:
         """Join the invitation's workspace (409 when used already or expired)."""
         invitation = selectors.invitation_get(token=token)

@@ -19,7 +19,7 @@ class WorkspaceSerializer(serializers.Serializer):
         return getattr(workspace, "personal_of_id", None) is not None
 
 
-class MemberSerializer(serializers.Serializer):
+class MembershipSerializer(serializers.Serializer):
     user_id = serializers.IntegerField()
     username = serializers.CharField(source="user.username")
     role = serializers.ChoiceField(choices=Role.choices)
@@ -27,7 +27,7 @@ class MemberSerializer(serializers.Serializer):
 
 
 class WorkspaceDetailSerializer(WorkspaceSerializer):
-    members = MemberSerializer(many=True)
+    members = MembershipSerializer(many=True)
 
 
 class MemberAddSerializer(serializers.Serializer):
