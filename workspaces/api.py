@@ -59,6 +59,15 @@ class WorkspaceDetailApi(APIView):
         workspace = workspace_for(user=request.user, workspace_id=workspace_id)
         return Response(_detail(workspace, role_of(user=request.user, workspace_id=workspace.id)))
 
+    @extend_schema(request=WorkspaceCreateSerializer, responses=WorkspaceDetailSerializer)
+    def patch(self, request: Request, workspace_id: int) -> Response:
+        """Rename the workspace (admins)."""
+        workspace = workspace_for(user=request.user, workspace_id=workspace_id, need="admin")
+        data = WorkspaceCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.workspace_rename(workspace=workspace, name=data.validated_data["name"])
+        return Response(_detail(workspace, "admin"))
+
 
 class WorkspaceMembersApi(APIView):
     @extend_schema(responses=MembershipSerializer(many=True))

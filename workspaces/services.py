@@ -41,6 +41,15 @@ def workspace_create(*, user: AbstractBaseUser, name: str) -> Workspace:
     return workspace
 
 
+def workspace_rename(*, workspace: Workspace, name: str) -> Workspace:
+    name = name.strip()
+    if not name:
+        raise MemberError("A workspace needs a name.", field="name")
+    workspace.name = name[:200]
+    workspace.save(update_fields=["name"])
+    return workspace
+
+
 def _role_checked(role: str) -> str:
     if role not in Role.values:
         raise MemberError(f"role must be one of {', '.join(Role.values)}.", field="role")

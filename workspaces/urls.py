@@ -8,6 +8,11 @@ urlpatterns = [
     path("workspaces/", views.workspace_list, name="workspace_list"),
     path("workspaces/<int:workspace_id>/", views.workspace_detail, name="workspace_detail"),
     path(
+        "workspaces/<int:workspace_id>/rename/",
+        views.workspace_rename,
+        name="workspace_rename",
+    ),
+    path(
         "workspaces/<int:workspace_id>/members/",
         views.workspace_member_add,
         name="workspace_member_add",

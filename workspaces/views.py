@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from workspaces import selectors, services
@@ -39,8 +40,22 @@ def workspace_detail(request: HttpRequest, workspace_id: int) -> HttpResponse:
         "members": selectors.member_list(workspace=workspace),
         "roles": Role.choices,
         "add_form": MemberAddForm(),
+        "rename_form": WorkspaceForm(initial={"name": workspace.name}),
     }
     return render(request, "workspaces/detail.html", context)
+
+
+@login_required
+@require_POST
+def workspace_rename(request: HttpRequest, workspace_id: int) -> HttpResponse:
+    workspace = workspace_for(user=request.user, workspace_id=workspace_id, need="admin")
+    form = WorkspaceForm(request.POST)
+    if form.is_valid():
+        services.workspace_rename(workspace=workspace, name=form.cleaned_data["name"])
+        messages.success(request, "Saved.")
+    else:
+        messages.error(request, "Give the workspace a name.")
+    return redirect("workspace_detail", workspace_id=workspace.id)
 
 
 @login_required
@@ -105,4 +120,5 @@ def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
         member = services.invitation_accept(invitation=invitation, user=request.user)
         messages.success(request, f"You joined {invitation.workspace.name} as a {member.role}.")
         return redirect("workspace_detail", workspace_id=invitation.workspace_id)
-    return render(request, "workspaces/invitation.html", {"invitation": invitation})
+    context = {"invitation": invitation, "expired": invitation.expires_at <= timezone.now()}
+    return render(request, "workspaces/invitation.html", context)

@@ -141,3 +141,22 @@ def test_every_member_lists_the_workspace_collections(team):
         listed = api_as(team.users[role]).get("/api/collections/").json()
         assert [c["id"] for c in listed] == [made.json()["id"]]
     assert api_as(team.outsider).get("/api/collections/").json() == []
+
+
+def test_an_admin_renames_the_workspace(team):
+    url = f"/api/workspaces/{team.workspace.id}/"
+    assert api_as(team.users["teacher"]).patch(url, {"name": "x"}, format="json").status_code == 403
+    answer = api_as(team.users["admin"]).patch(url, {"name": " History "}, format="json")
+    assert answer.status_code == 200 and answer.json()["name"] == "History"
+    assert [m["username"] for m in answer.json()["members"]] == [
+        "editor", "owner", "reviewer", "teacher"
+    ]  # fmt: skip
+
+
+def test_a_used_or_expired_link_says_so_on_its_page(team, client):
+    invitation = Invitation.objects.create(
+        workspace=team.workspace, role="teacher", expires_at=timezone.now() - timedelta(days=1)
+    )
+    client.force_login(team.outsider)
+    page = client.get(f"/invitations/{invitation.token}/").content.decode()
+    assert 'id="invitation-gone"' in page and 'id="join"' not in page
