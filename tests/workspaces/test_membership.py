@@ -160,3 +160,15 @@ def test_a_used_or_expired_link_says_so_on_its_page(team, client):
     client.force_login(team.outsider)
     page = client.get(f"/invitations/{invitation.token}/").content.decode()
     assert 'id="invitation-gone"' in page and 'id="join"' not in page
+
+
+def test_the_page_offers_only_workspaces_where_the_user_may_create(team, client):
+    client.force_login(team.users["reviewer"])
+    page = client.get("/collections/").content.decode()
+    assert "History department" not in page  # a reviewer there
+    client.post("/collections/", {"name": "Essay 9", "kind": "assignment",
+                                  "workspace": team.workspace.id})  # fmt: skip
+    assert not Collection.objects.filter(name="Essay 9").exists()
+    client.post("/collections/", {"name": "Essay 9", "kind": "assignment"})
+    made = Collection.objects.get(name="Essay 9")
+    assert made.workspace.personal_of == team.users["reviewer"]
