@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import asdict
 
 from django.db.models import QuerySet
 from django.http import HttpResponse
@@ -241,7 +242,12 @@ class CollectionPairsApi(APIView):
             visible=policy.readable_collections(user=request.user),
             minimum=minimum / 100,
         )
-        return _listed(request, self, pairs, PairSerializer)
+        verdicts = verdict_reads.pair_verdicts(collection=collection)
+        rows = [
+            {**asdict(pair), "verdict": verdicts.get(frozenset((pair.document, pair.other)))}
+            for pair in pairs
+        ]
+        return _listed(request, self, rows, PairSerializer)
 
 
 MAX_PROGRESS_IDS = 500

@@ -127,6 +127,20 @@ class NoReportSerializer(serializers.Serializer):
     )
 
 
+class VerdictSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    document = serializers.IntegerField()
+    source = serializers.IntegerField()
+    start = serializers.IntegerField(allow_null=True, help_text="null: the pair as a whole")
+    end = serializers.IntegerField(allow_null=True)
+    verdict = serializers.ChoiceField(choices=Verdict.Value.choices, source="value")
+    label = serializers.CharField()
+    note = serializers.CharField()
+    author = serializers.CharField(help_text="username ('' once the account is gone)")
+    created_at = serializers.DateTimeField()
+    current = serializers.BooleanField(help_text="the latest verdict of its pair or passage")
+
+
 class PairSerializer(serializers.Serializer):
     document = serializers.IntegerField(help_text="a document of the collection")
     title = serializers.CharField()
@@ -142,6 +156,7 @@ class PairSerializer(serializers.Serializer):
         allow_null=True, help_text="share of the other's text (null for archive documents)"
     )
     passages = serializers.IntegerField()
+    verdict = VerdictSerializer(allow_null=True, help_text="the verdict in force on the pair")
 
 
 class DocumentProgressSerializer(serializers.Serializer):
@@ -222,17 +237,3 @@ class VerdictCreateSerializer(serializers.Serializer):
         "absent for the pair as a whole",
     )  # fmt: skip
     end = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
-
-
-class VerdictSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    document = serializers.IntegerField()
-    source = serializers.IntegerField()
-    start = serializers.IntegerField(allow_null=True, help_text="null: the pair as a whole")
-    end = serializers.IntegerField(allow_null=True)
-    verdict = serializers.ChoiceField(choices=Verdict.Value.choices, source="value")
-    label = serializers.CharField()
-    note = serializers.CharField()
-    author = serializers.CharField(help_text="username ('' once the account is gone)")
-    created_at = serializers.DateTimeField()
-    current = serializers.BooleanField(help_text="the latest verdict of its pair or passage")

@@ -93,6 +93,11 @@ def test_the_report_and_the_pairs_page_show_who_decided_and_when(team, pair):
     assert "Copying confirmed" in page and "by reviewer" in page and "word for word" in page
     pairs = client.get(f"/collections/{assignment.id}/pairs/").content.decode()
     assert "Copying confirmed" in pairs and "reviewer," in pairs
+    listed = api_as(team.users["editor"]).get(f"/api/collections/{assignment.id}/pairs/").json()
+    verdict = listed[0]["verdict"]
+    assert (verdict["verdict"], verdict["author"], verdict["note"]) == (
+        "confirmed", "reviewer", "word for word"
+    )  # fmt: skip
 
 
 def test_a_reviewer_sees_no_upload_settings_or_delete_control(team, pair):
