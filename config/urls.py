@@ -15,4 +15,4 @@ urlpatterns = [
     path("", include("documents.urls")),
 ]
 # Uploaded files are never served from MEDIA_URL (not even with DEBUG on): they are students'
-# and authors' work, so only their owner downloads them, through `document_original`.
+# and authors' work, so only those who may read them download them (`document_original`).

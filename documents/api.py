@@ -156,7 +156,7 @@ class CollectionArchivesApi(APIView):
     @extend_schema(responses=ArchivesSerializer)
     def get(self, request: Request, collection_id: int) -> Response:
         """`{"archives": [ids chosen], "all": bool}`: with `all`, none is chosen and every
-        archive of the owner is checked; without it only `archives` (none left: none)."""
+        archive its workspace can use is checked; without it only `archives` (none left: none)."""
         collection = policy.collection_for(user=request.user, collection_id=collection_id)
         return Response(_archives_body(collection))
 

@@ -303,7 +303,7 @@ def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
 
 @login_required
 def document_original(request: HttpRequest, document_id: int) -> FileResponse:
-    """The uploaded file as it came, to its owner only (a download, never rendered inline)."""
+    """The uploaded file as it came, to those who may read it (a download, never inline)."""
     document = policy.document_for(user=request.user, document_id=document_id)
     try:
         handle = document.original.open("rb")
