@@ -1,6 +1,6 @@
 from django.urls import path
 
-from documents import api
+from documents import api, team_api
 
 urlpatterns = [
     path("collections/", api.CollectionListApi.as_view(), name="api_collections"),
@@ -16,12 +16,12 @@ urlpatterns = [
     ),
     path(
         "collections/<int:collection_id>/shares/",
-        api.CollectionSharesApi.as_view(),
+        team_api.CollectionSharesApi.as_view(),
         name="api_collection_shares",
     ),
     path(
         "collections/<int:collection_id>/shares/<int:workspace_id>/",
-        api.CollectionShareApi.as_view(),
+        team_api.CollectionShareApi.as_view(),
         name="api_collection_share",
     ),
     path(
@@ -57,7 +57,7 @@ urlpatterns = [
     ),
     path(
         "documents/<int:document_id>/verdicts/",
-        api.DocumentVerdictsApi.as_view(),
+        team_api.DocumentVerdictsApi.as_view(),
         name="api_document_verdicts",
     ),
     path(
