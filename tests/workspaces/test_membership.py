@@ -172,3 +172,14 @@ def test_the_page_offers_only_workspaces_where_the_user_may_create(team, client)
     client.post("/collections/", {"name": "Essay 9", "kind": "assignment"})
     made = Collection.objects.get(name="Essay 9")
     assert made.workspace.personal_of == team.users["reviewer"]
+
+
+def test_the_workspace_page_makes_a_link_that_joins(team, client, django_user_model):
+    client.force_login(team.users["admin"])
+    page = client.post(f"/workspaces/{team.workspace.id}/invitations/", {"role": "editor"})
+    invitation = Invitation.objects.get()
+    assert f"/invitations/{invitation.token}/" in page.content.decode()
+    newcomer = django_user_model.objects.create_user(username="newcomer")
+    client.force_login(newcomer)
+    client.post(f"/invitations/{invitation.token}/")
+    assert Membership.objects.get(user=newcomer, workspace=team.workspace).role == "editor"

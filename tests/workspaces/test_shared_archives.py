@@ -5,6 +5,7 @@ the other workspace's documents."""
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 
 from documents import selectors, services
 from tests.documents.factories import WATER, WATER_COPIED, processed
@@ -81,3 +82,12 @@ def test_only_an_archive_is_shared_with_an_existing_workspace(team):
     )
     refused = admin.post(f"/api/collections/{essay.id}/shares/", {"workspace": 10**6})
     assert refused.status_code == 400 and "archive" in refused.json()["workspace"][0]
+
+
+def test_the_shared_archive_page_reads_as_read_only(shared, team):
+    archive, _ = shared
+    client = Client()
+    client.force_login(team.outsider)
+    page = client.get(f"/collections/{archive.id}/").content.decode()
+    assert "an archive shared with you" in page and "you may read it, not change it" in page
+    assert "upload-button" not in page and "archive-shares" not in page
