@@ -42,13 +42,19 @@ def bench_database_drop(name: str) -> None:
 
 
 def bench_collection(alias: str) -> int:
-    """The archive collection (and its owner) the benchmark documents belong to."""
+    """The archive collection (and its owner's workspace) the benchmark documents belong to."""
     from django.contrib.auth import get_user_model
 
     from documents.models import Collection
+    from workspaces.models import Workspace
 
     owner = get_user_model().objects.using(alias).create(username="bench")
-    return Collection.objects.using(alias).create(owner=owner, name="bench", kind="archive").id
+    workspace = Workspace.objects.using(alias).create(name="bench", personal_of=owner)
+    return (
+        Collection.objects.using(alias)
+        .create(owner=owner, workspace=workspace, name="bench", kind="archive")
+        .id
+    )
 
 
 def documents_load(

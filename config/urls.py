@@ -8,9 +8,11 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/", include("workspaces.api_urls")),
     path("api/", include("documents.api_urls")),
+    path("", include("workspaces.urls")),
     path("", include("dedup.urls")),
     path("", include("documents.urls")),
 ]
 # Uploaded files are never served from MEDIA_URL (not even with DEBUG on): they are students'
-# and authors' work, so only their owner downloads them, through `document_original`.
+# and authors' work, so only those who may read them download them (`document_original`).

@@ -1,14 +1,12 @@
-"""Reads: runs, their clusters and document pairs, always scoped to the collection's owner."""
+"""Reads: runs, their clusters and document pairs (who may read them: `documents.policy`)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 
 from dedup.models import ClusterMember, DedupRun
 from documents.models import Collection, Document, document_path
@@ -29,14 +27,9 @@ class ClusterView:
     members: tuple[MemberView, ...]  # the centre first, then by score
 
 
-def run_get(*, user: User, run_id: int) -> DedupRun:
-    """The user's run, or 404 (others' runs do not exist for them)."""
-    return get_object_or_404(
-        DedupRun.objects.select_related("collection"),
-        id=run_id,
-        collection__owner=user,
-        collection__deleting=False,
-    )
+def run_get(*, run_id: int) -> DedupRun | None:
+    """The run, or None; who may read it is its collection's affair (`documents.policy`)."""
+    return DedupRun.objects.filter(id=run_id, collection__deleting=False).first()
 
 
 def run_list(*, collection: Collection) -> QuerySet[DedupRun]:
@@ -88,15 +81,10 @@ def _member_order(member: MemberView) -> tuple[bool, float, int]:
     return (member.relation != ClusterMember.Relation.CENTRE, -member.score, member.document)
 
 
-def pair_get(
-    *, user: User, collection_id: int, first: int, second: int
-) -> tuple[Document, Document]:
-    """Two documents of the user's collection, or 404."""
+def pair_get(*, collection: Collection, first: int, second: int) -> tuple[Document, Document]:
+    """Two documents of the collection, or 404."""
     documents = Document.objects.filter(
-        collection_id=collection_id,
-        collection__owner=user,
-        collection__deleting=False,
-        id__in=[first, second],
+        collection=collection, id__in=[first, second]
     ).select_related("collection")
     found = {document.id: document for document in documents}
     if first not in found or second not in found:

@@ -14,8 +14,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
@@ -69,11 +67,9 @@ def method_check(method: str) -> str:
 # --- runs -----------------------------------------------------------------------------------
 
 
-def dedup_run_start(*, collection: Collection, method: str, user: User) -> DedupRun:
+def dedup_run_start(*, collection: Collection, method: str) -> DedupRun:
     """Create a run of `method` over the collection's processed documents and queue it."""
     method_check(method)
-    if collection.owner_id != user.pk:
-        raise PermissionDenied("Only the collection's owner can deduplicate it.")
     with transaction.atomic():
         run = DedupRun.objects.create(collection=collection, method=method)
         dedup_run_enqueue(run=run)

@@ -13,7 +13,7 @@ from dedup import selectors, services
 from dedup.forms import RunForm
 from dedup.models import DedupRun
 from detection import compare
-from documents import selectors as document_selectors
+from documents import policy
 from documents.highlight import PALETTE_SIZE, highlight_html
 from documents.models import Document
 
@@ -30,11 +30,15 @@ PAIR_MAX_CHARS = 1_000_000
 @login_required
 def collection_dedup(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     """GET: runs and the clusters of the latest finished run (or `?run=`); POST: start a run."""
-    collection = document_selectors.collection_get(user=request.user, collection_id=collection_id)
+    collection = policy.collection_for(
+        user=request.user,
+        collection_id=collection_id,
+        need="write" if request.method == "POST" else "read",
+    )
     form = RunForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         started = services.dedup_run_start(
-            collection=collection, method=form.cleaned_data["method"], user=request.user
+            collection=collection, method=form.cleaned_data["method"]
         )
         messages.success(request, f"Deduplication with {started.method} is queued.")
         return redirect("dedup_collection", collection_id=collection.id)
@@ -43,6 +47,7 @@ def collection_dedup(request: AuthenticatedHttpRequest, collection_id: int) -> H
     runs = list(selectors.run_list(collection=collection))
     context = {
         "collection": collection,
+        "rights": policy.collection_rights(user=request.user, collection=collection),
         "form": form,
         "runs": runs,
         # Reload while a run is under way so its progress and clusters appear.
@@ -65,9 +70,8 @@ def dedup_pair(request: AuthenticatedHttpRequest, collection_id: int) -> HttpRes
     first, second = _int(request.GET.get("a")), _int(request.GET.get("b"))
     if first is None or second is None:
         raise Http404("Choose two documents (?a=…&b=…).")
-    left, right = selectors.pair_get(
-        user=request.user, collection_id=collection_id, first=first, second=second
-    )
+    collection = policy.collection_for(user=request.user, collection_id=collection_id)
+    left, right = selectors.pair_get(collection=collection, first=first, second=second)
     refusal = _pair_refusal(left, right)
     if refusal is not None:
         messages.error(request, refusal)

@@ -1,11 +1,11 @@
 from django.contrib import admin
 
-from documents.models import ArchiveImport, Collection, Document
+from documents.models import ArchiveImport, Collection, Document, Verdict
 
 
 @admin.register(Collection)
 class CollectionAdmin(admin.ModelAdmin):
-    list_display = ["name", "kind", "owner", "created_at"]
+    list_display = ["name", "kind", "workspace", "owner", "created_at"]
 
 
 @admin.register(Document)
@@ -27,3 +27,14 @@ class ArchiveImportAdmin(admin.ModelAdmin):
     list_display = ["names", "collection", "status", "files", "imported", "failed", "created_at"]
     list_filter = ["status"]
     readonly_fields = ["uploads", "problems"]
+
+
+@admin.register(Verdict)
+class VerdictAdmin(admin.ModelAdmin):
+    """Read-only: verdicts are a history, appended by the pages and the API."""
+
+    list_display = ["document", "source", "start", "end", "value", "author", "created_at"]
+    list_filter = ["value"]
+
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
+        return False

@@ -5,26 +5,35 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Sequence
+from dataclasses import asdict
 
 from django.db.models import QuerySet
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+)
 from rest_framework import status
 from rest_framework.pagination import LimitOffsetPagination
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from documents import evidence, selectors, services
+from core.schema import ListOrPage
+from documents import evidence, policy, selectors, services
+from documents import verdicts as verdict_reads
 from documents.bulk import jobs as imports
 from documents.exclusions import rules_from_query
 from documents.models import Collection, Document
 from documents.serializers import (
     ArchiveImportSerializer,
     ArchivesSerializer,
+    BatchCreatedSerializer,
     CollectionCreateSerializer,
     CollectionProgressSerializer,
     CollectionSerializer,
@@ -36,9 +45,11 @@ from documents.serializers import (
     DocumentUpdateSerializer,
     DocumentUploadSerializer,
     ImportUploadSerializer,
+    NoReportSerializer,
     PairSerializer,
     ReportSerializer,
 )
+from workspaces import policy as workspace_policy
 
 
 class DocumentPages(LimitOffsetPagination):
@@ -84,21 +95,35 @@ def _listed(
 class CollectionListApi(APIView):
     @extend_schema(responses=CollectionSerializer(many=True))
     def get(self, request: Request) -> Response:
-        collections = selectors.collection_list(user=request.user)
+        """The collections of the user's workspaces and the archives shared with them."""
+        collections = selectors.collection_list(
+            among=policy.readable_collections(user=request.user)
+        )
         return Response(CollectionSerializer(collections, many=True).data)
 
     @extend_schema(request=CollectionCreateSerializer, responses={201: CollectionSerializer})
     def post(self, request: Request) -> Response:
+        """Create a collection in `workspace` (where the user may write; the user's personal
+        workspace when absent)."""
         data = CollectionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        collection = services.collection_create(owner=request.user, **data.validated_data)
+        fields = dict(data.validated_data)
+        workspace_id = fields.pop("workspace", None)
+        workspace = (
+            None
+            if workspace_id is None
+            else workspace_policy.workspace_for(
+                user=request.user, workspace_id=workspace_id, need="write"
+            )
+        )
+        collection = services.collection_create(owner=request.user, workspace=workspace, **fields)
         return Response(CollectionSerializer(collection).data, status=status.HTTP_201_CREATED)
 
 
 class CollectionDetailApi(APIView):
     @extend_schema(responses=CollectionSerializer)
     def get(self, request: Request, collection_id: int) -> Response:
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(user=request.user, collection_id=collection_id)
         return Response(CollectionSerializer(collection).data)
 
     @extend_schema(request=CollectionUpdateSerializer, responses=CollectionSerializer)
@@ -106,7 +131,9 @@ class CollectionDetailApi(APIView):
         """Rename the collection, change its kind, and/or change what its reports exclude
         (`exclude_quotes`, `exclude_bibliography`, `min_match_words`): the similarities of
         its documents and pairs are recomputed at once from the stored passages."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(
+            user=request.user, collection_id=collection_id, need="write"
+        )
         data = CollectionUpdateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fields = data.validated_data
@@ -128,7 +155,9 @@ class CollectionDetailApi(APIView):
     def delete(self, request: Request, collection_id: int) -> Response:
         """Delete the collection with its documents: gone from every answer at once, removed
         in the background."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(
+            user=request.user, collection_id=collection_id, need="write"
+        )
         services.collection_delete(collection=collection)
         return Response(status=status.HTTP_202_ACCEPTED)
 
@@ -137,14 +166,16 @@ class CollectionArchivesApi(APIView):
     @extend_schema(responses=ArchivesSerializer)
     def get(self, request: Request, collection_id: int) -> Response:
         """`{"archives": [ids chosen], "all": bool}`: with `all`, none is chosen and every
-        archive of the owner is checked; without it only `archives` (none left: none)."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        archive its workspace can use is checked; without it only `archives` (none left: none)."""
+        collection = policy.collection_for(user=request.user, collection_id=collection_id)
         return Response(_archives_body(collection))
 
     @extend_schema(request=ArchivesSerializer, responses=ArchivesSerializer)
     def put(self, request: Request, collection_id: int) -> Response:
         """Choose the archives (an empty list: all of them)."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(
+            user=request.user, collection_id=collection_id, need="write"
+        )
         data = ArchivesSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         services.collection_archives_set(
@@ -166,12 +197,12 @@ class CollectionPairsApi(APIView):
             ),
             *_PAGE_PARAMETERS,
         ],
-        responses=PairSerializer(many=True),
+        responses={200: ListOrPage(PairSerializer)},
     )
     def get(self, request: Request, collection_id: int) -> Response:
         """Every pair of documents sharing passages that involves the collection, once, most
         copied first (the collection page's "Copied pairs")."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(user=request.user, collection_id=collection_id)
         try:
             minimum = float(request.query_params.get("min", 0))
         except ValueError:
@@ -184,8 +215,17 @@ class CollectionPairsApi(APIView):
                 {"detail": "min must be a percentage between 0 and 100."},
                 status=status.HTTP_400_BAD_REQUEST,
             )
-        pairs = selectors.collection_pairs(collection=collection, minimum=minimum / 100)
-        return _listed(request, self, pairs, PairSerializer)
+        pairs = selectors.collection_pairs(
+            collection=collection,
+            visible=policy.readable_collections(user=request.user),
+            minimum=minimum / 100,
+        )
+        verdicts = verdict_reads.pair_verdicts(collection=collection)
+        rows = [
+            {**asdict(pair), "verdict": verdicts.get(frozenset((pair.document, pair.other)))}
+            for pair in pairs
+        ]
+        return _listed(request, self, rows, PairSerializer)
 
 
 MAX_PROGRESS_IDS = 500
@@ -204,7 +244,7 @@ class CollectionProgressApi(APIView):
         """How many documents of the collection are in each status, and the status,
         progress and similarity of the documents asked for: what a page of the collection
         polls, in one request instead of one per document."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(user=request.user, collection_id=collection_id)
         raw = request.query_params.get("ids", "")
         try:
             ids = [int(part) for part in raw.split(",") if part.strip()]
@@ -240,16 +280,16 @@ def _progress_rows(collection: Collection, ids: list[int]) -> QuerySet[Document]
 
 # Page size and offset: ASCII digits only (str.isdigit accepts '²', which int() refuses).
 class CollectionDocumentsApi(APIView):
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [MultiPartParser]
 
     @extend_schema(
         parameters=_PAGE_PARAMETERS,
-        responses=DocumentSummarySerializer(many=True),
+        responses={200: ListOrPage(DocumentSummarySerializer)},
     )
     def get(self, request: Request, collection_id: int) -> Response:
         """The collection's documents, newest first: all of them, or with `limit` (and
         `offset`) one page `{"count", "next", "previous", "results"}`."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(user=request.user, collection_id=collection_id)
         documents = selectors.document_list(collection=collection)
         return _listed(request, self, documents, DocumentSummarySerializer)
 
@@ -265,10 +305,20 @@ class CollectionDocumentsApi(APIView):
                 "`Idempotent-Replayed: true`) instead of uploading the file again.",
             )
         ],
-        responses={201: DocumentCreatedSerializer},
+        responses={
+            201: PolymorphicProxySerializer(
+                component_name="UploadCreated",
+                serializers=[DocumentCreatedSerializer, BatchCreatedSerializer],
+                resource_type_field_name=None,
+            )
+        },
     )
     def post(self, request: Request, collection_id: int) -> Response:
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        """Upload one document (201 `{"id", "status"}`), or a ZIP batch (201
+        `{"documents", "skipped"}`: a document for each file stored)."""
+        collection = policy.collection_for(
+            user=request.user, collection_id=collection_id, need="write"
+        )
         data = DocumentUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         answer = services.upload_once(
@@ -322,12 +372,12 @@ class CollectionDocumentsApi(APIView):
 
 
 class CollectionImportsApi(APIView):
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [MultiPartParser]
 
     @extend_schema(responses=ArchiveImportSerializer(many=True))
     def get(self, request: Request, collection_id: int) -> Response:
         """The archive's latest bulk imports, newest first, with their progress."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(user=request.user, collection_id=collection_id)
         jobs = selectors.import_list(collection=collection)[: selectors.IMPORTS_LISTED]
         return Response(ArchiveImportSerializer(jobs, many=True).data)
 
@@ -336,7 +386,9 @@ class CollectionImportsApi(APIView):
         """Import ZIP batches or documents into the archive in bulk: stored and indexed a chunk
         at a time by the worker, searchable as they are stored, not checked against each
         other. Poll the list (or the returned import's `status`) for progress."""
-        collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+        collection = policy.collection_for(
+            user=request.user, collection_id=collection_id, need="write"
+        )
         data = ImportUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         files = [(upload.name, upload.read()) for upload in data.validated_data["files"]]
@@ -347,7 +399,7 @@ class CollectionImportsApi(APIView):
 class DocumentStatusApi(APIView):
     @extend_schema(responses=DocumentStatusSerializer)
     def get(self, request: Request, document_id: int) -> Response:
-        document = selectors.document_get(user=request.user, document_id=document_id)
+        document = policy.document_for(user=request.user, document_id=document_id)
         return Response(DocumentStatusSerializer(document).data)
 
     @extend_schema(request=DocumentUpdateSerializer, responses=DocumentStatusSerializer)
@@ -356,7 +408,7 @@ class DocumentStatusApi(APIView):
         was given) or not; the collection is checked again either way. `{"submitted_at":
         "2026-11-20T09:00:00Z"}`: when it was handed in; the collection's similarities are
         recomputed (the earlier of two documents is the original)."""
-        document = selectors.document_get(user=request.user, document_id=document_id)
+        document = policy.document_for(user=request.user, document_id=document_id, need="write")
         data = DocumentUpdateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         if "submitted_at" in data.validated_data:
@@ -373,7 +425,7 @@ class DocumentStatusApi(APIView):
     @extend_schema(responses={204: None})
     def delete(self, request: Request, document_id: int) -> Response:
         """Delete the document with its postings and results."""
-        document = selectors.document_get(user=request.user, document_id=document_id)
+        document = policy.document_for(user=request.user, document_id=document_id, need="write")
         services.document_delete(document=document)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -382,7 +434,7 @@ class DocumentRecheckApi(APIView):
     @extend_schema(request=None, responses={202: DocumentStatusSerializer})
     def post(self, request: Request, document_id: int) -> Response:
         """Check the document again (e.g. after the archive selection changed)."""
-        document = selectors.document_get(user=request.user, document_id=document_id)
+        document = policy.document_for(user=request.user, document_id=document_id, need="write")
         services.document_recheck(document=document)
         document.refresh_from_db()
         return Response(DocumentStatusSerializer(document).data, status=status.HTTP_202_ACCEPTED)
@@ -436,13 +488,15 @@ class DocumentReportApi(APIView):
         responses={
             200: ReportSerializer,
             400: OpenApiResponse(description="A toggle's value is invalid"),
-            409: OpenApiResponse(description="Not processed yet"),
+            409: OpenApiResponse(
+                NoReportSerializer, description="Not processed yet, failed, or a template"
+            ),
         },
     )
     def get(self, request: Request, document_id: int) -> Response:
         """The document's sources with their passages. The toggles recompute the similarity
         from the stored passages, with these exclusions instead of the collection's."""
-        document = selectors.document_get(user=request.user, document_id=document_id)
+        document = policy.document_for(user=request.user, document_id=document_id)
         refusal = _no_report(document)
         if refusal is not None:
             return refusal
@@ -462,7 +516,7 @@ class _EvidenceApi(APIView):
     suffix = ""
 
     def get(self, request: Request, document_id: int) -> HttpResponse:
-        document = selectors.document_get(user=request.user, document_id=document_id)
+        document = policy.document_for(user=request.user, document_id=document_id)
         refusal = _no_report(document)
         if refusal is not None:
             return refusal
@@ -524,5 +578,5 @@ class DocumentEvidenceHtmlApi(_EvidenceApi):
 class DocumentTextApi(APIView):
     @extend_schema(responses={(200, "text/plain"): str})
     def get(self, request: Request, document_id: int) -> HttpResponse:
-        document = selectors.document_get(user=request.user, document_id=document_id)
+        document = policy.document_for(user=request.user, document_id=document_id)
         return HttpResponse(document.text, content_type="text/plain; charset=utf-8")

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from documents import api
+from documents import api, team_api
 
 urlpatterns = [
     path("collections/", api.CollectionListApi.as_view(), name="api_collections"),
@@ -13,6 +13,16 @@ urlpatterns = [
         "collections/<int:collection_id>/archives/",
         api.CollectionArchivesApi.as_view(),
         name="api_collection_archives",
+    ),
+    path(
+        "collections/<int:collection_id>/shares/",
+        team_api.CollectionSharesApi.as_view(),
+        name="api_collection_shares",
+    ),
+    path(
+        "collections/<int:collection_id>/shares/<int:workspace_id>/",
+        team_api.CollectionShareApi.as_view(),
+        name="api_collection_share",
     ),
     path(
         "collections/<int:collection_id>/documents/",
@@ -54,6 +64,11 @@ urlpatterns = [
         "documents/<int:document_id>/report.html",
         api.DocumentEvidenceHtmlApi.as_view(),
         name="api_document_report_html",
+    ),
+    path(
+        "documents/<int:document_id>/verdicts/",
+        team_api.DocumentVerdictsApi.as_view(),
+        name="api_document_verdicts",
     ),
     path(
         "documents/<int:document_id>/text/", api.DocumentTextApi.as_view(), name="api_document_text"

@@ -2,12 +2,26 @@
 
 from django import forms
 
-from documents.models import Collection
+from documents.models import Collection, Verdict
+from workspaces.models import Workspace
 
 
 class CollectionForm(forms.Form):
     name = forms.CharField(max_length=200)
     kind = forms.ChoiceField(choices=Collection.Kind.choices, initial=Collection.Kind.ASSIGNMENT)
+
+
+class NewCollectionForm(CollectionForm):
+    """A new collection: its name, kind and the workspace it belongs to (the user's personal
+    one when none is chosen)."""
+
+    workspace = forms.ModelChoiceField(
+        queryset=Workspace.objects.none(), empty_label=None, required=False
+    )
+
+    def __init__(self, *args: object, workspaces: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.fields["workspace"].queryset = workspaces  # type: ignore[attr-defined]
 
 
 class DeleteCollectionForm(forms.Form):
@@ -88,3 +102,11 @@ class ExclusionsForm(forms.Form):
 
 class SubmittedForm(forms.Form):
     submitted_at = forms.DateTimeField()
+
+
+class VerdictForm(forms.Form):
+    source = forms.IntegerField()
+    verdict = forms.ChoiceField(choices=Verdict.Value.choices)
+    note = forms.CharField(required=False, max_length=2000, widget=forms.Textarea)
+    start = forms.IntegerField(required=False, min_value=0)
+    end = forms.IntegerField(required=False, min_value=1)

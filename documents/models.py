@@ -18,14 +18,22 @@ class Collection(models.Model):
         ASSIGNMENT = "assignment", "Assignment"
         ARCHIVE = "archive", "Archive"
 
+    # Who created it (None once their account is gone: a shared workspace keeps its
+    # collections); what a user may do with it follows from their role in its workspace.
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="collections"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="collections",
+    )
+    workspace = models.ForeignKey(
+        "workspaces.Workspace", on_delete=models.CASCADE, related_name="collections"
     )
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.ASSIGNMENT)
     # Archives this collection is checked against. None chosen (`all_archives`): every archive
-    # of the owner. Once archives are chosen, losing them (deleted, or turned into assignments)
-    # leaves none to check against, never silently all of them.
+    # of its workspace and every archive shared with it. Once archives are chosen, losing them
+    # (deleted, or turned into assignments) leaves none to check against, never silently all.
     archives = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="+")
     all_archives = models.BooleanField(default=True, db_default=True)
     # What reports leave out of the similarity (documents.exclusions): quoted text, reference
@@ -45,6 +53,22 @@ class Collection(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class ArchiveShare(models.Model):
+    """An archive shared read-only with another workspace (an institution's repository):
+    that workspace's collections are checked against it and its members read it."""
+
+    archive = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="shares")
+    workspace = models.ForeignKey(
+        "workspaces.Workspace", on_delete=models.CASCADE, related_name="shared_archives"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["archive", "workspace"], name="archiveshare_unique")
+        ]
 
 
 def document_path(folder: str, filename: str) -> str:
@@ -284,3 +308,40 @@ class UploadKey(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="uploadkey_user_key")]
+
+
+class Verdict(models.Model):
+    """A reviewer's judgement of a pair of documents (`start` and `end` None) or of one
+    passage of it ([start, end) in `document`'s text, shared with `source`). Rows are never
+    changed: a new judgement is a new row, and the latest row of a pair or passage is its
+    verdict, so the history stays."""
+
+    class Value(models.TextChoices):
+        CONFIRMED = "confirmed", "Copying confirmed"
+        NOT_COPYING = "not_copying", "Not copying"
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="verdicts")
+    source = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    start = models.PositiveIntegerField(null=True, blank=True)
+    end = models.PositiveIntegerField(null=True, blank=True)
+    value = models.CharField(max_length=20, choices=Value.choices)
+    note = models.TextField(blank=True, default="")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["document", "source"], name="verdict_pair")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(start__isnull=True, end__isnull=True)
+                | models.Q(start__isnull=False, end__isnull=False, start__lt=models.F("end")),
+                name="verdict_passage_range",
+            )
+        ]
+
+    @property
+    def passage(self) -> bool:
+        return self.start is not None

@@ -1,4 +1,5 @@
-"""Reads: what the views, the API and the pipeline need, always scoped to the owner."""
+"""Reads: what the views, the API and the pipeline need. Who may read what is decided
+before, by `documents.policy`."""
 
 from __future__ import annotations
 
@@ -7,16 +8,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from django.contrib.auth.models import User
 from django.db.models import Count, F, Q, QuerySet
 from django.db.models.expressions import Combinable
 from django.db.models.functions import Collate
-from django.shortcuts import get_object_or_404
 
 from detection import model_version
 from documents import exclusions
 from documents.exclusions import Rules
-from documents.models import ArchiveImport, Collection, Document, Match, document_path
+from documents.models import (
+    ArchiveImport,
+    ArchiveShare,
+    Collection,
+    Document,
+    Match,
+    document_path,
+)
 
 
 @dataclass(frozen=True)
@@ -68,19 +74,15 @@ class Report:
     left_out: tuple[LeftOut, ...] = ()
 
 
-def collection_list(*, user: User) -> QuerySet[Collection]:
-    # Newest first, explicitly: an aggregate query drops the model's default ordering.
+def collection_list(*, among: QuerySet[Collection]) -> QuerySet[Collection]:
+    """`among` (what `documents.policy.readable_collections` gives a user) with their
+    document counts and workspaces, newest first."""
+    # Explicitly: an aggregate query drops the model's default ordering.
     return (
-        Collection.objects.filter(owner=user, deleting=False)
+        among.select_related("workspace")
         .annotate(document_count=Count("documents"))
         .order_by("-created_at", "-id")
     )
-
-
-def collection_get(*, user: User, collection_id: int) -> Collection:
-    """The user's collection, or 404 (others' collections, and those being deleted, do not
-    exist for them)."""
-    return get_object_or_404(Collection, id=collection_id, owner=user, deleting=False)
 
 
 IMPORTS_LISTED = 20  # an archive's latest imports, on its page and in the API
@@ -102,19 +104,20 @@ def unfinished_job_ids(jobs: QuerySet) -> list[int]:
     )
 
 
-def import_get(*, user: User, import_id: int) -> ArchiveImport:
-    """One of the user's imports (404 for anyone else's, as for collections)."""
-    return get_object_or_404(
-        ArchiveImport.objects.select_related("collection"),
-        id=import_id,
-        collection__owner=user,
-        collection__deleting=False,
-    )
+def archive_choices(*, collection: Collection) -> QuerySet[Collection]:
+    """The archives a collection can be checked against: those of its workspace and those
+    shared with it, itself left out."""
+    shared = ArchiveShare.objects.filter(workspace_id=collection.workspace_id)
+    return Collection.objects.filter(
+        Q(workspace_id=collection.workspace_id) | Q(id__in=shared.values("archive_id")),
+        kind=Collection.Kind.ARCHIVE,
+        deleting=False,
+    ).exclude(id=collection.id)
 
 
-def archive_list(*, user: User, exclude: Collection | None = None) -> QuerySet:
-    archives = Collection.objects.filter(owner=user, kind=Collection.Kind.ARCHIVE, deleting=False)
-    return archives.exclude(id=exclude.id) if exclude is not None else archives
+def share_list(*, archive: Collection) -> QuerySet[ArchiveShare]:
+    """The workspaces the archive is shared with."""
+    return ArchiveShare.objects.filter(archive=archive).select_related("workspace").order_by("id")
 
 
 # How a collection's documents can be listed: the newest first (the default), the most
@@ -140,19 +143,9 @@ def document_status_counts(*, collection: Collection) -> dict[str, int]:
     return {status: counts.get(status, 0) for status in Document.Status.values}
 
 
-def document_get(*, user: User, document_id: int) -> Document:
-    """The user's document, or 404."""
-    return get_object_or_404(
-        Document.objects.select_related("collection"),
-        id=document_id,
-        collection__owner=user,
-        collection__deleting=False,
-    )
-
-
 def detection_scope_collections(*, document: Document) -> list[int]:
     """Collections a document is checked against: its own (the other submissions) plus the
-    archives selected on it (none selected: every archive of the owner)."""
+    archives selected on it (none selected: every archive its workspace can use)."""
     return collection_scope(collection=document.collection)
 
 
@@ -163,7 +156,7 @@ def collection_scope(*, collection: Collection) -> list[int]:
     if collection.kind == Collection.Kind.ARCHIVE:
         return [collection.id]
     if collection.all_archives:
-        archives = archive_list(user=collection.owner, exclude=collection)
+        archives = archive_choices(collection=collection)
     else:  # the chosen ones still there, maybe none
         archives = archives_chosen(collection=collection)
     return [collection.id, *archives.values_list("id", flat=True)]
@@ -231,16 +224,21 @@ class PairView:
         return self.document if self.direction == "b_from_a" else self.other
 
 
-def collection_pairs(*, collection: Collection, minimum: float = 0.0) -> list[PairView]:
+def collection_pairs(
+    *, collection: Collection, visible: QuerySet[Collection], minimum: float = 0.0
+) -> list[PairView]:
     """Every pair of documents sharing passages that involves a document of the collection,
     once (a pair of submissions is stored in both directions: one row with both shares, the
     larger first), most copied first; pairs whose larger share is below `minimum` left out,
-    and pairs sharing only text their collections' exclusions leave out."""
+    pairs sharing only text their collections' exclusions leave out, and pairs with a
+    document outside the `visible` collections (a shared archive's copiers in other
+    workspaces)."""
     # Both directions: an archive's documents are the sources of other collections' matches.
     involved = Q(document__collection=collection) | Q(source__collection=collection)
     rows = (
         Match.objects.filter(involved, source__collection__deleting=False)
         .filter(document__collection__deleting=False)
+        .filter(document__collection__in=visible, source__collection__in=visible)
         .values(
             "document_id",
             "document__folder",
@@ -391,12 +389,12 @@ def _direction(document: Document, source: Document) -> str:
 
 
 def identical_uploads(*, document: Document) -> list[Document]:
-    """The owner's other uploads of the very same file (same SHA-256), oldest first: a
+    """The workspace's other uploads of the very same file (same SHA-256), oldest first: a
     re-upload shows as 100 % copied, which the document's page explains with these."""
     return list(
         Document.objects.filter(
             checksum=document.checksum,
-            collection__owner_id=document.collection.owner_id,
+            collection__workspace_id=document.collection.workspace_id,
             collection__deleting=False,
         )
         .exclude(id=document.id)
@@ -425,26 +423,27 @@ def template_texts(*, collection_id: int) -> dict[int, str]:
     )
 
 
-def copied_by(*, document: Document) -> list[Match]:
-    """The matches of documents (of collections not being deleted) that copied passages from
-    this one, the largest share first: another collection's documents (this is an archive
-    document) and documents of its own collection submitted after it (more than
-    `exclusions.SAME_TIME` later), sharing text that counts under the copier's collection's
-    exclusions. `match.similarity` is the share of the copier's text."""
+def copied_by(*, document: Document, visible: QuerySet[Collection] | None = None) -> list[Match]:
+    """The matches of documents (of collections not being deleted, and of the `visible` ones
+    when given) that copied passages from this one, the largest share first: another
+    collection's documents (this is an archive document) and documents of its own collection
+    submitted after it (more than `exclusions.SAME_TIME` later), sharing text that counts
+    under the copier's collection's exclusions. `match.similarity` is the share of the
+    copier's text."""
     later = document.submitted_at + exclusions.SAME_TIME
     own = Q(document__collection_id=document.collection_id)
+    matches = Match.objects.filter(
+        source=document, document__collection__deleting=False, similarity__gt=0
+    ).filter(~own | Q(document__submitted_at__gt=later))
+    if visible is not None:
+        matches = matches.filter(document__collection__in=visible)
     return list(
-        Match.objects.filter(
-            source=document, document__collection__deleting=False, similarity__gt=0
-        )
-        .filter(~own | Q(document__submitted_at__gt=later))
-        .select_related("document__collection")
-        .order_by("-similarity", "document_id")[:50]
+        matches.select_related("document__collection").order_by("-similarity", "document_id")[:50]
     )
 
 
 def source_text_get(*, document: Document, source_id: int) -> Document | None:
-    """A source of the document's report (it may live in an archive of the same owner)."""
+    """A source of the document's report (it may live in an archive)."""
     if not Match.objects.filter(
         document=document, source_id=source_id, source__collection__deleting=False
     ).exists():

@@ -1,15 +1,20 @@
 """API input parsing and output shapes (also the OpenAPI schema)."""
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from documents.exclusions import EXCLUSION_REASONS
-from documents.models import Collection, Document
+from documents.models import Collection, Document, Verdict
 from documents.templatetags.report_format import percent
 
 
 class CollectionCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     kind = serializers.ChoiceField(choices=Collection.Kind.choices, default="assignment")
+    workspace = serializers.IntegerField(
+        required=False, help_text="the workspace's id (the user's personal workspace when absent)"
+    )
 
 
 _EXCLUDE_QUOTES = 'leave quoted text (“…”, "…", 「…」, 『…』, block quotes) out of similarities'
@@ -36,6 +41,7 @@ class CollectionSerializer(serializers.Serializer):
     exclude_quotes = serializers.BooleanField(help_text=_EXCLUDE_QUOTES)
     exclude_bibliography = serializers.BooleanField(help_text=_EXCLUDE_BIBLIOGRAPHY)
     min_match_words = serializers.IntegerField(help_text=_MIN_MATCH_WORDS)
+    workspace = serializers.IntegerField(source="workspace_id")
 
 
 class ArchivesSerializer(serializers.Serializer):
@@ -43,8 +49,21 @@ class ArchivesSerializer(serializers.Serializer):
     all = serializers.BooleanField(read_only=True)
 
 
+class ShareSerializer(serializers.Serializer):
+    workspace = serializers.IntegerField(source="workspace_id", help_text="the workspace's id")
+    workspace_name = serializers.CharField(source="workspace.name", read_only=True)
+
+
+@extend_schema_field(OpenApiTypes.BINARY)
+class BinaryFileField(serializers.FileField):
+    """An uploaded file: `format: binary` in the schema (the bytes of a multipart part)."""
+
+
 class DocumentUploadSerializer(serializers.Serializer):
-    file = serializers.FileField(allow_empty_file=True)
+    file = BinaryFileField(
+        allow_empty_file=True,
+        help_text="one document, or a ZIP batch of documents (its folders kept); sent once",
+    )
     folder = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
     template = serializers.BooleanField(
         required=False,
@@ -58,6 +77,16 @@ class DocumentUploadSerializer(serializers.Serializer):
         help_text="when the student handed it in (ISO 8601 with a time zone); default: now, "
         "or a ZIP member's own modification time. The earlier of two documents is the original.",
     )
+
+    def validate_file(self, upload: object) -> object:
+        # A form with `file` twice would otherwise keep the last one and drop the others.
+        getlist = getattr(self.initial_data, "getlist", None)
+        sent = len(getlist("file")) if getlist is not None else 1
+        if sent > 1:
+            raise serializers.ValidationError(
+                f"{sent} files were sent as `file`: send one per request, or a ZIP of them."
+            )
+        return upload
 
 
 class DocumentUpdateSerializer(serializers.Serializer):
@@ -170,6 +199,27 @@ class ReportSerializer(serializers.Serializer):
     )
 
 
+class NoReportSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    status = serializers.CharField(
+        required=False, help_text="the document's status (absent for a template)"
+    )
+
+
+class VerdictSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    document = serializers.IntegerField()
+    source = serializers.IntegerField()
+    start = serializers.IntegerField(allow_null=True, help_text="null: the pair as a whole")
+    end = serializers.IntegerField(allow_null=True)
+    verdict = serializers.ChoiceField(choices=Verdict.Value.choices, source="value")
+    label = serializers.CharField()
+    note = serializers.CharField()
+    author = serializers.CharField(help_text="username ('' once the account is gone)")
+    created_at = serializers.DateTimeField()
+    current = serializers.BooleanField(help_text="the latest verdict of its pair or passage")
+
+
 class PairSerializer(serializers.Serializer):
     document = serializers.IntegerField(help_text="a document of the collection")
     title = serializers.CharField()
@@ -190,6 +240,7 @@ class PairSerializer(serializers.Serializer):
         help_text="by submission time: a_from_b: document copied from other (other came first "
         "or is an archive's); b_from_a: other copied from document; same_time: within a minute",
     )
+    verdict = VerdictSerializer(allow_null=True, help_text="the verdict in force on the pair")
 
 
 class DocumentProgressSerializer(serializers.Serializer):
@@ -224,6 +275,13 @@ class ImportProblemSerializer(serializers.Serializer):
     reason = serializers.CharField()
 
 
+class BatchCreatedSerializer(serializers.Serializer):
+    """The answer to a ZIP batch: a document for each file stored, the files left out."""
+
+    documents = DocumentCreatedSerializer(many=True)
+    skipped = ImportProblemSerializer(many=True, help_text="the files of the ZIP not stored")
+
+
 class ArchiveImportSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     names = serializers.CharField()
@@ -247,7 +305,19 @@ class ArchiveImportSerializer(serializers.Serializer):
 
 class ImportUploadSerializer(serializers.Serializer):
     files = serializers.ListField(
-        child=serializers.FileField(allow_empty_file=True),
+        child=BinaryFileField(allow_empty_file=True),
         allow_empty=False,
         help_text="ZIP batches or documents (the field repeated)",
     )
+
+
+class VerdictCreateSerializer(serializers.Serializer):
+    source = serializers.IntegerField(help_text="the other document of the pair")
+    verdict = serializers.ChoiceField(choices=Verdict.Value.choices)
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+    start = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=0,
+        help_text="a passage: its first character in the document's text (with `end`); "
+        "absent for the pair as a whole",
+    )  # fmt: skip
+    end = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)

@@ -1,7 +1,7 @@
 from django.urls import path
 from django.views.generic import RedirectView
 
-from documents import views
+from documents import team_views, views
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="collection_list"), name="home"),
@@ -27,6 +27,11 @@ urlpatterns = [
         views.collection_delete,
         name="collection_delete",
     ),
+    path(
+        "collections/<int:collection_id>/shares/",
+        team_views.collection_share,
+        name="collection_share",
+    ),
     path("collections/<int:collection_id>/pairs/", views.collection_pairs, name="collection_pairs"),
     path(
         "collections/<int:collection_id>/exclusions/",
@@ -45,6 +50,11 @@ urlpatterns = [
         "documents/<int:document_id>/original/",
         views.document_original,
         name="document_original",
+    ),
+    path(
+        "documents/<int:document_id>/verdicts/",
+        team_views.document_verdict,
+        name="document_verdict",
     ),
     path("documents/<int:document_id>/recheck/", views.document_recheck, name="document_recheck"),
     path(

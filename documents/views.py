@@ -15,7 +15,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core.http import AuthenticatedHttpRequest
-from documents import selectors, services
+from documents import policy, selectors, services
+from documents import verdicts as verdict_reads
 from documents.bulk import jobs as imports
 from documents.exclusions import Rules, rules_from_query
 from documents.forms import (
@@ -23,22 +24,33 @@ from documents.forms import (
     CollectionForm,
     DeleteCollectionForm,
     ExclusionsForm,
+    NewCollectionForm,
     SubmittedForm,
     UploadForm,
 )
 from documents.highlight import PALETTE_SIZE, highlight_html
 from documents.models import Collection
+from workspaces import selectors as workspace_selectors
+from workspaces import services as workspace_services
 
 
 @login_required
 def collection_list(request: AuthenticatedHttpRequest) -> HttpResponse:
-    form = CollectionForm(request.POST or None)
+    """The collections the user can read; POST: create one in a workspace they write to."""
+    workspaces = workspace_selectors.writable_workspaces(user=request.user)
+    if not workspaces.exists():  # first visit: the personal workspace is where to start
+        workspace_services.workspace_personal(user=request.user)
+    form = NewCollectionForm(request.POST or None, workspaces=workspaces)
     if request.method == "POST" and form.is_valid():
+        # One the user writes to (the form offers no other), or None: the personal one.
         collection = services.collection_create(
-            owner=request.user, name=form.cleaned_data["name"], kind=form.cleaned_data["kind"]
+            owner=request.user,
+            name=form.cleaned_data["name"],
+            kind=form.cleaned_data["kind"],
+            workspace=form.cleaned_data["workspace"],
         )
         return redirect("collection_detail", collection_id=collection.id)
-    collections = selectors.collection_list(user=request.user)
+    collections = selectors.collection_list(among=policy.readable_collections(user=request.user))
     return render(
         request, "documents/collection_list.html", {"form": form, "collections": collections}
     )
@@ -49,8 +61,8 @@ DOCUMENTS_PER_PAGE = 100
 
 @login_required
 def collection_detail(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
-    choices = selectors.archive_list(user=request.user, exclude=collection)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id)
+    choices = selectors.archive_choices(collection=collection)
     order = request.GET.get("sort", "uploaded")
     if order not in selectors.DOCUMENT_ORDERS:
         order = "uploaded"
@@ -59,6 +71,7 @@ def collection_detail(request: AuthenticatedHttpRequest, collection_id: int) -> 
     ).get_page(request.GET.get("page"))
     context = {
         "collection": collection,
+        "rights": policy.collection_rights(user=request.user, collection=collection),
         "documents": documents,
         "order": order,
         "sort_choices": [("uploaded", "newest"), ("similarity", "most copied"), ("name", "name")],
@@ -78,6 +91,10 @@ def collection_detail(request: AuthenticatedHttpRequest, collection_id: int) -> 
             choices=choices, initial={"archives": collection.archives.all()}
         ),
         "has_archives": choices.exists(),
+        "shares": selectors.share_list(archive=collection),
+        "share_choices": workspace_selectors.workspace_list(user=request.user).exclude(
+            id=collection.workspace_id
+        ),
         # Archives were chosen and are all gone: checked against none until chosen again.
         "archives_gone": not collection.all_archives
         and not selectors.archives_chosen(collection=collection).exists(),
@@ -92,7 +109,7 @@ def collection_detail(request: AuthenticatedHttpRequest, collection_id: int) -> 
 @require_POST
 def collection_settings(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     """Rename the collection or change its kind."""
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id, need="write")
     form = CollectionForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Give the collection a name and a kind.")
@@ -108,7 +125,7 @@ def collection_settings(request: AuthenticatedHttpRequest, collection_id: int) -
 @require_POST
 def collection_exclusions(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     """Change what the collection's reports leave out; the similarities follow at once."""
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id, need="write")
     form = ExclusionsForm(request.POST)
     if not form.is_valid():
         messages.error(request, "The shortest match counted is a number of words from 0 to 1000.")
@@ -122,7 +139,7 @@ def collection_exclusions(request: AuthenticatedHttpRequest, collection_id: int)
 @require_POST
 def collection_delete(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     """Delete the collection with its documents (hidden at once, removed in the background)."""
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id, need="write")
     if not DeleteCollectionForm(request.POST).is_valid():
         messages.error(request, "Tick the box to confirm that the documents go too.")
         return redirect("collection_detail", collection_id=collection.id)
@@ -140,13 +157,19 @@ PAIRS_PER_PAGE = 200
 def collection_pairs(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
     """The pairs of documents that share passages, most copied first; `?min=30` keeps pairs
     where at least 30 % of one side is shared, `?format=csv` downloads them."""
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id)
     minimum = _percent_param(request.GET.get("min"))
-    pairs = selectors.collection_pairs(collection=collection, minimum=minimum / 100)
+    pairs = selectors.collection_pairs(
+        collection=collection,
+        visible=policy.readable_collections(user=request.user),
+        minimum=minimum / 100,
+    )
     if request.GET.get("format") == "csv":
         return _pairs_csv(request, collection, pairs)
     page = Paginator(pairs, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
-    context = {"collection": collection, "pairs": page, "minimum": minimum}
+    verdicts = verdict_reads.pair_verdicts(collection=collection)
+    rows = [(pair, verdicts.get(frozenset((pair.document, pair.other)))) for pair in page]
+    context = {"collection": collection, "pairs": page, "rows": rows, "minimum": minimum}
     return render(request, "documents/collection_pairs.html", context)
 
 
@@ -205,7 +228,7 @@ def collection_reanalyze(request: AuthenticatedHttpRequest, collection_id: int) 
     """Queue the stale documents of the collection and of the archives it is checked against;
     with `all`, every finished document of the collection (e.g. after the archive selection
     changed, to bring every report up to date)."""
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id, need="write")
     if request.POST.get("all"):
         queued = services.collection_recheck(collection_id=collection.id)
     else:
@@ -220,7 +243,7 @@ def collection_reanalyze(request: AuthenticatedHttpRequest, collection_id: int) 
 @login_required
 @require_POST
 def collection_upload(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id, need="write")
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         messages.error(request, "Choose at least one file to upload.")
@@ -262,7 +285,7 @@ def _import(request: HttpRequest, collection: Collection, uploads: list) -> Http
 @require_POST
 def import_retry(request: AuthenticatedHttpRequest, import_id: int) -> HttpResponse:
     """Run a failed bulk import again (what it stored is skipped)."""
-    job = selectors.import_get(user=request.user, import_id=import_id)
+    job = policy.import_for(user=request.user, import_id=import_id)
     imports.import_retry(job=job)
     messages.success(request, f"{job.names}: queued to be imported again.")
     return redirect("collection_detail", collection_id=job.collection_id)
@@ -301,8 +324,8 @@ def _upload_one(
 @login_required
 @require_POST
 def collection_archives(request: AuthenticatedHttpRequest, collection_id: int) -> HttpResponse:
-    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
-    choices = selectors.archive_list(user=request.user, exclude=collection)
+    collection = policy.collection_for(user=request.user, collection_id=collection_id, need="write")
+    choices = selectors.archive_choices(collection=collection)
     form = ArchivesForm(request.POST, choices=choices)
     if form.is_valid():
         services.collection_archives_set(
@@ -319,10 +342,13 @@ def collection_archives(request: AuthenticatedHttpRequest, collection_id: int) -
 
 @login_required
 def document_detail(request: AuthenticatedHttpRequest, document_id: int) -> HttpResponse:
-    document = selectors.document_get(user=request.user, document_id=document_id)
+    document = policy.document_for(user=request.user, document_id=document_id)
     context = {
         "document": document,
-        "copied_by": selectors.copied_by(document=document),
+        "rights": policy.collection_rights(user=request.user, collection=document.collection),
+        "copied_by": selectors.copied_by(
+            document=document, visible=policy.readable_collections(user=request.user)
+        ),
         "identical": selectors.identical_uploads(document=document),
     }
     return render(request, "documents/document_detail.html", context)
@@ -330,8 +356,8 @@ def document_detail(request: AuthenticatedHttpRequest, document_id: int) -> Http
 
 @login_required
 def document_original(request: AuthenticatedHttpRequest, document_id: int) -> FileResponse:
-    """The uploaded file as it came, to its owner only (a download, never rendered inline)."""
-    document = selectors.document_get(user=request.user, document_id=document_id)
+    """The uploaded file as it came, to those who may read it (a download, never inline)."""
+    document = policy.document_for(user=request.user, document_id=document_id)
     try:
         handle = document.original.open("rb")
     except FileNotFoundError as error:
@@ -342,7 +368,7 @@ def document_original(request: AuthenticatedHttpRequest, document_id: int) -> Fi
 @login_required
 @require_POST
 def document_recheck(request: AuthenticatedHttpRequest, document_id: int) -> HttpResponse:
-    document = selectors.document_get(user=request.user, document_id=document_id)
+    document = policy.document_for(user=request.user, document_id=document_id, need="write")
     services.document_recheck(document=document)
     messages.success(request, f"{document.filename} is queued for checking again.")
     return redirect("document_detail", document_id=document.id)
@@ -352,7 +378,7 @@ def document_recheck(request: AuthenticatedHttpRequest, document_id: int) -> Htt
 @require_POST
 def document_submitted(request: AuthenticatedHttpRequest, document_id: int) -> HttpResponse:
     """Say when the document was handed in; its collection's similarities follow."""
-    document = selectors.document_get(user=request.user, document_id=document_id)
+    document = policy.document_for(user=request.user, document_id=document_id, need="write")
     form = SubmittedForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Give the date and time it was handed in.")
@@ -367,7 +393,7 @@ def document_submitted(request: AuthenticatedHttpRequest, document_id: int) -> H
 @login_required
 @require_POST
 def document_template(request: AuthenticatedHttpRequest, document_id: int) -> HttpResponse:
-    document = selectors.document_get(user=request.user, document_id=document_id)
+    document = policy.document_for(user=request.user, document_id=document_id, need="write")
     template = request.POST.get("template") == "1"
     services.document_template_set(document=document, template=template)
     if template:
@@ -381,7 +407,7 @@ def document_template(request: AuthenticatedHttpRequest, document_id: int) -> Ht
 @login_required
 @require_POST
 def document_delete(request: AuthenticatedHttpRequest, document_id: int) -> HttpResponse:
-    document = selectors.document_get(user=request.user, document_id=document_id)
+    document = policy.document_for(user=request.user, document_id=document_id, need="write")
     collection_id, filename = document.collection_id, document.filename
     services.document_delete(document=document)
     messages.success(request, f"{filename} was deleted.")
@@ -398,7 +424,7 @@ REPORT_CONTEXT = 600
 
 @login_required
 def document_report(request: AuthenticatedHttpRequest, document_id: int) -> HttpResponse:
-    document = selectors.document_get(user=request.user, document_id=document_id)
+    document = policy.document_for(user=request.user, document_id=document_id)
     if document.status != document.Status.DONE or document.template:
         # Not checked (yet, or a template): a report would claim "nothing copied" for text
         # never compared.
@@ -420,6 +446,10 @@ def document_report(request: AuthenticatedHttpRequest, document_id: int) -> Http
     longest = max(len(document.text), len(source.text) if source else 0)
     shortened = longest > LONG_TEXT and not request.GET.get("full")
     around = REPORT_CONTEXT if shortened else None
+    verdicts = verdict_reads.report_verdicts(document=document, report=report, chosen=chosen)
+    source_rows = _source_rows(request, report.sources, rules)
+    for row in source_rows:
+        row["verdict"] = verdicts["source_verdicts"].get(row["source"].document)  # type: ignore[attr-defined]
     context: dict[str, object] = {
         "document": document,
         "report": report,
@@ -427,9 +457,11 @@ def document_report(request: AuthenticatedHttpRequest, document_id: int) -> Http
         "shortened": shortened,
         "long_text": longest > LONG_TEXT,
         "toggles": _toggles(request, rules),
-        "source_rows": _source_rows(request, report.sources, rules),
+        "source_rows": source_rows,
         "copied_by_rows": _source_rows(request, report.copied_by, rules),
+        "rights": policy.collection_rights(user=request.user, collection=document.collection),
     }
+    context.update(verdicts)
     if chosen is not None:
         passages = chosen.passages
         context["passage_rows"] = [
@@ -439,6 +471,7 @@ def document_report(request: AuthenticatedHttpRequest, document_id: int) -> Http
                 "excerpt": _excerpt(document.text, passage.start, passage.end),
                 "passage": passage,
                 "reason": EXCLUSION_LABELS.get(passage.excluded or ""),
+                "verdict": verdicts["passages"].get((passage.start, passage.end)),
             }
             for number, passage in enumerate(passages)
         ]

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "axes",
     "core",
+    "workspaces",
     "documents",
     "dedup",
 ]
@@ -143,7 +144,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "core.schema.AppAutoSchema",
     "EXCEPTION_HANDLER": "core.errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {

@@ -4,6 +4,8 @@ One module per concern; this package exports what views, tasks and commands call
 """
 
 from documents.services.collections import (
+    archive_share,
+    archive_unshare,
     collection_archives_set,
     collection_create,
     collection_recheck,
@@ -22,6 +24,7 @@ from documents.services.errors import (
     ImportRefused,
     TemplateError,
     UploadError,
+    VerdictError,
 )
 from documents.services.idempotency import Answer, upload_keys_expire, upload_once
 from documents.services.pipeline import analysis_fields, document_process
@@ -48,6 +51,7 @@ from documents.services.uploads import (
     is_batch,
     size_allowed,
 )
+from documents.services.verdicts import verdict_record
 
 __all__ = [
     "Answer",
@@ -57,7 +61,10 @@ __all__ = [
     "ImportRefused",
     "TemplateError",
     "UploadError",
+    "VerdictError",
     "analysis_fields",
+    "archive_share",
+    "archive_unshare",
     "collection_archives_set",
     "collection_create",
     "collection_delete",
@@ -86,4 +93,5 @@ __all__ = [
     "size_allowed",
     "upload_keys_expire",
     "upload_once",
+    "verdict_record",
 ]

@@ -28,3 +28,9 @@ class CollectionError(AppError):
 
 class DocumentError(AppError):
     """A document's settings are refused (a submission time without a time zone)."""
+
+
+class VerdictError(AppError):
+    """A verdict is refused (an unknown value, no such pair or passage)."""
+
+    field = "verdict"

@@ -55,7 +55,7 @@ def test_an_unknown_method_is_a_400_listing_the_valid_ones(api, collection):
 def test_it_returns_the_clusters_of_a_run(owner, collection, add_pages):
     pages = add_pages(*STORY_0, STORY_5[0])
     Document.objects.filter(id=pages[STORY_0[1]].id).update(folder="class-b")
-    run = services.dedup_run_start(collection=collection, method="periods", user=owner)
+    run = services.dedup_run_start(collection=collection, method="periods")
     services.dedup_run_execute(run_id=run.id)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=owner).key}")
@@ -84,7 +84,7 @@ def test_it_returns_the_clusters_of_a_run(owner, collection, add_pages):
 
 def test_it_validates_ownership(owner, stranger, collection, monkeypatch):
     intercept_task(monkeypatch, "dedup.run", lambda run_id: None)
-    run = services.dedup_run_start(collection=collection, method="periods", user=owner)
+    run = services.dedup_run_start(collection=collection, method="periods")
     client = APIClient()
     client.force_authenticate(stranger)
     assert client.get(f"/api/dedup/{run.id}/").status_code == 404

@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from documents.models import Collection, Document
+from documents import services as document_services
+from documents.models import Document
 from documents.services import document_upload
 from tests.dedup.conftest import STORY_0, STORY_5
 from tests.documents.factories import wait_until_finished
@@ -29,7 +30,7 @@ def test_a_user_deduplicates_a_collection_and_opens_a_pair(
     from selenium.webdriver.support.ui import WebDriverWait
 
     user = django_user_model.objects.create_user(username="editor", password="editor-pass")
-    collection = Collection.objects.create(owner=user, name="Reprints")
+    collection = document_services.collection_create(owner=user, name="Reprints")
     pages = {
         name: document_upload(
             collection=collection, filename=name, data=(reprints / name).read_bytes()

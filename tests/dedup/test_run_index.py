@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 def start_run(collection, owner) -> DedupRun:
-    run = services.dedup_run_start(collection=collection, method="periods", user=owner)
+    run = services.dedup_run_start(collection=collection, method="periods")
     services.dedup_run_execute(run_id=run.id)
     run.refresh_from_db()
     return run

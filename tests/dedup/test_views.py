@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def finished_run(collection, owner, add_pages):
     pages = add_pages(*STORY_0, STORY_5[0])
-    run = services.dedup_run_start(collection=collection, method="periods", user=owner)
+    run = services.dedup_run_start(collection=collection, method="periods")
     services.dedup_run_execute(run_id=run.id)
     return run, pages
 
@@ -98,7 +98,7 @@ def test_a_long_list_of_documents_without_a_near_duplicate_is_cut(
     from dedup import views
 
     add_pages(STORY_0[0], STORY_5[0], *STORY_6)  # three different stories
-    run = services.dedup_run_start(collection=collection, method="periods", user=owner)
+    run = services.dedup_run_start(collection=collection, method="periods")
     services.dedup_run_execute(run_id=run.id)
     monkeypatch.setattr(views, "SINGLETONS_LISTED", 2)
     page = browser.get(f"/collections/{collection.id}/dedup/").content.decode()

@@ -261,7 +261,7 @@ def test_imported_documents_join_the_archives_near_duplicate_runs(
 
     reprints = shared_data / "zh-reprints-dev" / "docs"  # doc00002 reprints doc00001
     first = processed(archive, "doc00001.txt", (reprints / "doc00001.txt").read_bytes())
-    run = dedup_services.dedup_run_start(collection=archive, method="periods", user=owner)
+    run = dedup_services.dedup_run_start(collection=archive, method="periods")
     dedup_services.dedup_run_execute(run_id=run.id)
     (tmp_path / "doc00002.txt").write_bytes((reprints / "doc00002.txt").read_bytes())
     queued: list[int] = []

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from documents import selectors, services
+from documents import policy, selectors, services
 from documents import tasks as document_tasks
 from documents.models import Collection, Document, Match
 from tests.documents.factories import WATER, WATER_COPIED, CapturedTasks, processed
@@ -109,8 +109,10 @@ def test_deleting_hides_at_once_and_the_task_removes_everything(
     with deletions.capture(execute=True):
         services.collection_delete(collection=archive)
     assert deletions.queue == [archive.id]
-    assert archive.id not in [c.id for c in selectors.collection_list(user=owner)]
-    assert archive.id not in [c.id for c in selectors.archive_list(user=owner)]
+    assert archive.id not in [
+        c.id for c in selectors.collection_list(among=policy.readable_collections(user=owner))
+    ]
+    assert archive.id not in [c.id for c in selectors.archive_choices(collection=assignment)]
     assert list(assignment.archives.all()) == []
     assert postings_of([source.id]) > 0  # still there until the task runs
 
@@ -192,6 +194,7 @@ def test_the_api_renames_and_deletes(api, assignment, deletions):
     assert answer.json() == {
         "id": assignment.id, "name": "Essay 1", "kind": "archive",
         "exclude_quotes": True, "exclude_bibliography": True, "min_match_words": 8,
+        "workspace": assignment.workspace_id,
     }  # fmt: skip
     bad = api.patch(f"/api/collections/{assignment.id}/", {"name": "  "}, format="json")
     assert bad.status_code == 400

@@ -9,6 +9,7 @@ import io
 import pytest
 
 from documents import selectors, services
+from documents.models import Collection
 from tests.documents.factories import WATER, processed
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +46,7 @@ def collections(owner):
 
 def test_each_pair_is_listed_once_with_both_shares_most_copied_first(collections):
     assignment, _, d = collections
-    pairs = selectors.collection_pairs(collection=assignment)
+    pairs = selectors.collection_pairs(collection=assignment, visible=Collection.objects.all())
     by_pair = {frozenset((p.document, p.other)): p for p in pairs}
     assert set(by_pair) == {
         frozenset((d["copier"].id, d["water"].id)),
@@ -66,7 +67,7 @@ def test_each_pair_is_listed_once_with_both_shares_most_copied_first(collections
 def test_the_page_filters_by_a_minimum_share(client, owner, collections):
     assignment, _, d = collections
     client.force_login(owner)
-    everything = selectors.collection_pairs(collection=assignment)
+    everything = selectors.collection_pairs(collection=assignment, visible=Collection.objects.all())
     cut = sorted(p.strongest for p in everything)[1] * 100  # above the weakest pair
     page = client.get(f"/collections/{assignment.id}/pairs/", {"min": f"{cut:.4f}"})
     shown = page.content.decode()
@@ -91,7 +92,7 @@ def test_the_pairs_download_as_csv(client, owner, collections):
     text = response.content.decode("utf-8-sig")
     header, *rows = list(csv.reader(io.StringIO(text)))
     assert header[:3] == ["document", "other document", "other's collection"]
-    pairs = selectors.collection_pairs(collection=assignment)
+    pairs = selectors.collection_pairs(collection=assignment, visible=Collection.objects.all())
     assert [(r[0], r[1]) for r in rows] == [(p.title, p.other_title) for p in pairs]
     copier_row = next(r for r in rows if r[0] == "copier.txt")
     assert float(copier_row[3]) >= float(copier_row[4]) > 50
@@ -117,7 +118,7 @@ def test_the_api_lists_the_pairs(api, collections):
     assignment, _, d = collections
     response = api.get(f"/api/collections/{assignment.id}/pairs/")
     assert response.status_code == 200
-    pairs = selectors.collection_pairs(collection=assignment)
+    pairs = selectors.collection_pairs(collection=assignment, visible=Collection.objects.all())
     assert [(p["document"], p["other"]) for p in response.json()] == [
         (p.document, p.other) for p in pairs
     ]
@@ -173,7 +174,7 @@ def test_the_pairs_come_in_pages_and_the_csv_holds_them_all(
 
     assignment, _, _ = collections
     monkeypatch.setattr(views, "PAIRS_PER_PAGE", 2)
-    everything = selectors.collection_pairs(collection=assignment)
+    everything = selectors.collection_pairs(collection=assignment, visible=Collection.objects.all())
     assert len(everything) == 3
     client.force_login(owner)
     first = client.get(f"/collections/{assignment.id}/pairs/").content.decode()

@@ -8,8 +8,9 @@ from django.db import connection
 
 from detection import DetectionError, DocumentAnalysis, Posting, SentenceRecord
 from detection.index import MAX_DOCUMENT_ID, MAX_SENTENCES, MAX_SIZE, unpack_refs
+from documents import services as document_services
 from documents.index.store import IndexVersionError, PostgresSentenceIndex
-from documents.models import Collection, Document
+from documents.models import Document
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +19,7 @@ V1 = "model-v1"
 
 @pytest.fixture
 def collection(owner):
-    return Collection.objects.create(owner=owner, name="c")
+    return document_services.collection_create(owner=owner, name="c")
 
 
 def make_document(collection, *sentences, version=V1, id=None):
@@ -223,8 +224,8 @@ def test_detection_through_postgres_equals_detection_through_memory(collection):
 
 
 def test_deleting_documents_in_any_way_removes_their_postings(owner, every_feature_heavy):
-    doomed = Collection.objects.create(owner=owner, name="doomed")
-    kept = Collection.objects.create(owner=owner, name="kept")
+    doomed = document_services.collection_create(owner=owner, name="doomed")
+    kept = document_services.collection_create(owner=owner, name="kept")
     first, first_analysis = make_document(doomed, {7, 8})
     second, second_analysis = make_document(doomed, {7})
     third, third_analysis = make_document(kept, {7})
@@ -248,8 +249,8 @@ def test_deleting_documents_in_any_way_removes_their_postings(owner, every_featu
 
 
 def test_an_index_scoped_to_collections_only_sees_their_documents(owner):
-    inside = Collection.objects.create(owner=owner, name="in")
-    outside = Collection.objects.create(owner=owner, name="out")
+    inside = document_services.collection_create(owner=owner, name="in")
+    outside = document_services.collection_create(owner=owner, name="out")
     seen, seen_analysis = make_document(inside, {5})
     hidden, hidden_analysis = make_document(outside, {5})
     old, old_analysis = make_document(inside, {5}, version="model-v0")
@@ -345,7 +346,7 @@ def committed_index(owner):
     """Committed documents (lookups record df in their own transactions and processes re-read
     the list after commits), cleaned up afterwards: the posting, df and counter tables are
     not flushed by Django (the process's heavy list is forgotten by tests/conftest.py)."""
-    yield Collection.objects.create(owner=owner, name="committed")
+    yield document_services.collection_create(owner=owner, name="committed")
     Document.objects.all().delete()  # the trigger removes postings and lowers df
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM documents_feature_df")
@@ -550,7 +551,7 @@ def test_a_recorded_df_above_the_limit_keeps_a_feature_from_being_fetched(commit
 
 @pytest.mark.django_db(transaction=True)
 def test_a_scoped_lookup_learns_from_documents_outside_its_scope(committed_index, owner):
-    mine = Collection.objects.create(owner=owner, name="mine")
+    mine = document_services.collection_create(owner=owner, name="mine")
     index = PostgresSentenceIndex(model_version=V1)
     for _ in range(51):
         document, analysis = make_document(committed_index, {9})

@@ -7,10 +7,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from detection import Postings, pack_refs
-from documents import selectors, services
+from documents import policy, selectors, services
 from documents import tasks as document_tasks
 from documents.index.store import within_document_frequency
-from documents.models import Document
+from documents.models import Collection, Document
 from tests.documents.factories import WATER, WATER_COPIED, intercept_task, processed, upload
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +42,7 @@ def test_an_unchecked_document_has_no_report(browser, assignment):
 
 def test_collections_are_listed_newest_first(browser, owner):
     made = [services.collection_create(owner=owner, name=f"C{i}") for i in range(4)]
-    listed = list(selectors.collection_list(user=owner))
+    listed = list(selectors.collection_list(among=policy.readable_collections(user=owner)))
     assert [c.id for c in listed] == [c.id for c in reversed(made)]
 
 
@@ -72,10 +72,13 @@ def test_an_archive_sees_who_copied_from_it(browser, owner, assignment, archive)
     copier = processed(assignment, "copier.txt", WATER_COPIED.encode())
     assert copier.similarity > 0.5
 
-    pairs = selectors.collection_pairs(collection=archive)
+    pairs = selectors.collection_pairs(collection=archive, visible=Collection.objects.all())
     assert [(p.document, p.other) for p in pairs] == [(source.id, copier.id)]  # archive's first
     assert (pairs[0].share, pairs[0].other_share) == (None, copier.similarity)
-    assert [(m.document_id, m.similarity) for m in selectors.copied_by(document=source)] == [
+    assert [
+        (m.document_id, m.similarity)
+        for m in selectors.copied_by(document=source, visible=Collection.objects.all())
+    ] == [
         (copier.id, copier.similarity)  # its only source: the share from here is its total
     ]
     assert [p.other_collection for p in pairs] == [assignment.name]  # the copier's side
@@ -92,7 +95,7 @@ def test_sources_in_a_collection_being_deleted_leave_reports_at_once(
     assert selectors.report_get(document=copier).sources
     services.collection_delete(collection=archive)  # marked; the task has not run
     assert selectors.report_get(document=copier).sources == ()
-    assert selectors.collection_pairs(collection=assignment) == []
+    assert selectors.collection_pairs(collection=assignment, visible=Collection.objects.all()) == []
     assert selectors.source_text_get(document=copier, source_id=source.id) is None
 
 

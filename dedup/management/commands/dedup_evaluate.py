@@ -44,7 +44,7 @@ class Command(BaseCommand):
             started = time.perf_counter()
             ids = _add(collection, root / "docs", names[:cut])
             processed = time.perf_counter()
-            run = services.dedup_run_start(collection=collection, method=method, user=owner)
+            run = services.dedup_run_start(collection=collection, method=method)
             services.dedup_run_execute(run_id=run.id)
             ran = time.perf_counter()
             late = _add(collection, root / "docs", names[cut:])
