@@ -19,13 +19,21 @@ GAP_MINIMUM = 200
 
 
 def highlight_html(
-    text: str, ranges: Sequence[tuple[int, int]], *, side: str, context: int | None = None
+    text: str,
+    ranges: Sequence[tuple[int, int]],
+    *,
+    side: str,
+    context: int | None = None,
+    classes: Sequence[str] | None = None,
 ) -> SafeString:
     """`text` escaped, with the pieces covered by ranges wrapped in `<mark>`.
 
     A piece covered by ranges i, j, … (ascending) is
     `<mark class="c{i % PALETTE_SIZE}" data-pair="i" data-pairs="i j …">`: it takes the colour
     of the first range covering it, and `data-pairs` lets the page script reach each of them.
+    With `classes`, range i is coloured `classes[i]` instead (the match overview colours by
+    source); a piece whose ranges have two classes gets `multi also-{second}` too, drawn
+    striped, so a passage found in two sources shows both.
     Every range i has exactly one element with `id="{side}-{i}"` at its (clipped) start: the
     mark of its first piece, or — when an earlier range already put its id on that mark, or
     the range is empty — an empty `<span class="anchor" data-pairs="i">` right before it.
@@ -47,7 +55,7 @@ def highlight_html(
             anchors.remove(mark_id)
         parts.extend(_anchor(side, number) for number in anchors)
         if owners or context is None:
-            parts.append(_piece(text[left:right], owners, side, mark_id))
+            parts.append(_piece(text[left:right], owners, side, mark_id, classes))
         else:
             parts.append(_shortened(text[left:right], context, left == 0, right == length))
     # Ranges starting at (or clipped to) the end of the text still get a target.
@@ -55,17 +63,27 @@ def highlight_html(
     return mark_safe("".join(parts))  # noqa: S308 - every part above is escaped
 
 
-def _piece(piece: str, owners: list[int], side: str, mark_id: int | None) -> str:
+def _piece(
+    piece: str, owners: list[int], side: str, mark_id: int | None, classes: Sequence[str] | None
+) -> str:
     if not owners:
         return escape(piece)
     return format_html(
-        '<mark class="c{}" data-pair="{}"{} data-pairs="{}">{}</mark>',
-        owners[0] % PALETTE_SIZE,
+        '<mark class="{}" data-pair="{}"{} data-pairs="{}">{}</mark>',
+        _mark_class(owners, classes),
         owners[0],
         format_html(' id="{}-{}"', side, mark_id) if mark_id is not None else "",
         " ".join(str(number) for number in owners),
         piece,
     )
+
+
+def _mark_class(owners: list[int], classes: Sequence[str] | None) -> str:
+    if classes is None:
+        return f"c{owners[0] % PALETTE_SIZE}"
+    first = classes[owners[0]]
+    second = next((classes[n] for n in owners[1:] if classes[n] != first), None)
+    return first if second is None else f"{first} multi also-{second}"
 
 
 def _shortened(piece: str, context: int, first: bool, last: bool) -> str:

@@ -18,6 +18,7 @@ from documents.bulk import jobs as imports
 from documents.forms import ArchivesForm, CollectionForm, DeleteCollectionForm, UploadForm
 from documents.highlight import PALETTE_SIZE, highlight_html
 from documents.models import Collection
+from documents.views_overview import report_overview
 
 
 @login_required
@@ -331,6 +332,10 @@ def document_report(request: HttpRequest, document_id: int) -> HttpResponse:
         messages.info(request, f"{document.filename} has no report: it is {state}.")
         return redirect("document_detail", document_id=document.id)
     report = selectors.report_get(document=document)
+    if not request.GET.get("source"):  # every source at once; `?source=` one side by side
+        long_text = len(document.text) > LONG_TEXT
+        around = REPORT_CONTEXT if long_text and not request.GET.get("full") else None
+        return report_overview(request, report=report, around=around, long_text=long_text)
     chosen = _chosen_source(report, request.GET.get("source"))
     source = (
         None

@@ -2,8 +2,9 @@
 
 alice wrote the forest and market paragraphs; bob copied alice's forest paragraph and wrote
 the school one; carol copied alice's market paragraph; dave copied two sentences of bob's
-school paragraph; erin copied nobody. Submitted in that order, a day apart: three pairs,
-bob→alice, carol→alice, dave→bob (copier→original), one cluster of four.
+school paragraph (more than half of his short essay); erin copied nobody. Submitted in that
+order, a day apart: three pairs, bob→alice, carol→alice, dave→bob (copier→original), one
+cluster of four; bob and alice's pair is the weakest (42 % of either text).
 """
 
 from __future__ import annotations

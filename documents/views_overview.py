@@ -1,0 +1,85 @@
+"""The report's match overview (every source's passages in the checked text at once, Turnitin's
+"match overview") and the collusion graph page of an assignment.
+
+The overview is rendered by `views.document_report` when no source is chosen; the side-by-side
+view of one source stays there.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from documents import selectors
+from documents.highlight import PALETTE_SIZE, highlight_html
+
+
+def report_overview(
+    request: HttpRequest, *, report: selectors.Report, around: int | None, long_text: bool
+) -> HttpResponse:
+    """The checked text once, each copied passage in its source's colour, beside the list of
+    sources. `around`: the context kept around passages in a shortened long text."""
+    ranges, classes, matches = overview_matches(report)
+    sources = [
+        {
+            "source": source,
+            "colour": number % PALETTE_SIZE,
+            "excluded": _source_excluded(source),
+        }
+        for number, source in enumerate(report.sources)
+    ]
+    context = {
+        "document": report.document,
+        "report": report,
+        "sources": sources,
+        "overview_html": highlight_html(
+            report.document.text, ranges, side="o", context=around, classes=classes
+        ),
+        "overview_data": {
+            "sources": [
+                {"id": s.document, "title": s.title, "similarity": s.similarity}
+                for s in report.sources
+            ],
+            "matches": matches,
+        },
+        "shortened": around is not None,
+        "long_text": long_text,
+    }
+    return render(request, "documents/report_overview.html", context)
+
+
+def overview_matches(
+    report: selectors.Report,
+) -> tuple[list[tuple[int, int]], list[str], list[dict[str, object]]]:
+    """The passages of every source as highlight ranges, their colour classes, and what the
+    page script needs of each (`{"source": index, "passage": index, "excluded": reason}`).
+
+    Counted passages come first, the most copied source first, excluded ones (greyed) last:
+    a stretch found in several sources takes the colour of the first (highlight_html), so
+    of the most copied source that counts."""
+    listed: list[tuple[bool, int, int, selectors.PassageView]] = []
+    for source_number, source in enumerate(report.sources):
+        for passage_number, passage in enumerate(source.passages):
+            excluded = _excluded(passage) is not None
+            listed.append((excluded, source_number, passage_number, passage))
+    listed.sort(key=lambda item: (item[0], item[1], item[2]))
+    ranges = [(passage.start, passage.end) for *_, passage in listed]
+    classes = [
+        "excluded" if excluded else f"c{source % PALETTE_SIZE}" for excluded, source, *_ in listed
+    ]
+    matches: list[dict[str, object]] = [
+        {"source": source, "passage": number, "excluded": _excluded(passage)}
+        for _, source, number, passage in listed
+    ]
+    return ranges, classes, matches
+
+
+def _excluded(passage: selectors.PassageView) -> str | None:
+    """Why the passage is left out of the similarity (quote, bibliography, small, source), or
+    None: reports without exclusions have no such field."""
+    return getattr(passage, "excluded", None)
+
+
+def _source_excluded(source: selectors.SourceView) -> bool:
+    """Whether every passage of the source is excluded (the source is left out of the score)."""
+    return bool(source.passages) and all(_excluded(p) is not None for p in source.passages)

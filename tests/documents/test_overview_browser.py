@@ -1,0 +1,183 @@
+"""In headless Chromium: the match overview (every source's passages in its own colour at
+once, next/previous match from the keyboard, a click through to the side-by-side view) and
+the collusion graph of an assignment (its edges, the threshold slider, a click on an edge).
+
+`OVERVIEW_SCREENSHOTS=<folder>` saves what the pages look like (docs/images/)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.documents.classroom import classroom
+from tests.documents.test_browser import driver, log_in, submit  # noqa: F401 - headless Chromium
+
+
+def screenshot(driver, name):  # noqa: F811
+    folder = os.environ.get("OVERVIEW_SCREENSHOTS")
+    if folder:
+        driver.save_screenshot(os.path.join(folder, name))
+
+
+@pytest.fixture
+def students(assignment):
+    return classroom(assignment)
+
+
+def current_match(driver):  # noqa: F811
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.ID, "match-status").get_attribute("data-match")
+
+
+def test_the_overview_shows_two_sources_in_two_colours_and_steps_through_them(
+    live_server,
+    driver,  # noqa: F811
+    owner,
+    students,
+):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    log_in(driver, live_server, "owner", "owner-pass")
+    bob = students["bob"]
+    driver.get(f"{live_server.url}/documents/{bob.id}/report/")
+    sources = driver.find_elements(By.CSS_SELECTOR, "#overview-sources li")
+    assert [li.get_attribute("data-source") for li in sources[:2]] and len(sources) == 2
+    assert {li.get_attribute("data-source") for li in sources} == {
+        str(students["alice"].id),
+        str(students["dave"].id),
+    }
+    # Both sources' passages at once, each in its source's colour.
+    pane = driver.find_element(By.ID, "overview-text")
+    first = pane.find_elements(By.CSS_SELECTOR, "mark.c0")
+    second = pane.find_elements(By.CSS_SELECTOR, "mark.c1")
+    assert first and second
+    colour = "return getComputedStyle(arguments[0]).backgroundColor"
+    assert driver.execute_script(colour, first[0]) != driver.execute_script(colour, second[0])
+    # The list shows each source's colour and share beside it.
+    swatches = [li.find_element(By.CSS_SELECTOR, ".swatch") for li in sources]
+    assert driver.execute_script(colour, swatches[0]) == driver.execute_script(colour, first[0])
+    assert all(li.find_element(By.CSS_SELECTOR, ".share").text.endswith("%") for li in sources)
+    assert "next match" in driver.find_element(By.ID, "keys-hint").text
+
+    body = driver.find_element(By.TAG_NAME, "body")
+    body.send_keys("j")
+    WebDriverWait(driver, 10).until(lambda _: current_match(driver) is not None)
+    one = current_match(driver)
+    outlined = pane.find_elements(By.CSS_SELECTOR, "mark.current")
+    assert outlined and all(m.get_attribute("data-pairs").split().count(one) for m in outlined)
+    assert driver.find_element(By.ID, "match-status").text.startswith("Match 1 of ")
+    body.send_keys("j")
+    WebDriverWait(driver, 10).until(lambda _: current_match(driver) != one)
+    two = current_match(driver)
+    assert driver.find_element(By.ID, "match-status").text.startswith("Match 2 of ")
+    for mark in pane.find_elements(By.CSS_SELECTOR, "mark"):  # only the second is outlined
+        current = "current" in mark.get_attribute("class").split()
+        assert current == (two in mark.get_attribute("data-pairs").split())
+    body.send_keys(Keys.ARROW_LEFT)
+    WebDriverWait(driver, 10).until(lambda _: current_match(driver) == one)
+    body.send_keys("n")
+    WebDriverWait(driver, 10).until(lambda _: current_match(driver) == two)
+
+    def in_view(element):
+        return driver.execute_script(
+            "var r = arguments[0].getBoundingClientRect();"
+            "var p = arguments[1].getBoundingClientRect();"
+            "return r.top >= p.top && r.bottom <= p.bottom;",
+            element,
+            pane,
+        )
+
+    WebDriverWait(driver, 10).until(
+        lambda _: in_view(pane.find_element(By.CSS_SELECTOR, "mark.current"))
+    )
+    screenshot(driver, "overview.png")
+
+    # Enter opens the current match side by side with its source.
+    body.send_keys(Keys.ENTER)
+    WebDriverWait(driver, 10).until(lambda b: "?source=" in b.current_url)
+    assert driver.find_elements(By.CSS_SELECTOR, "#source-text mark")
+    assert driver.find_element(By.ID, "tab-side-by-side").tag_name == "b"
+
+
+def test_a_click_on_a_source_or_a_passage_opens_the_side_by_side_view(
+    live_server,
+    driver,  # noqa: F811
+    owner,
+    students,
+):
+    from selenium.webdriver.common.by import By
+
+    log_in(driver, live_server, "owner", "owner-pass")
+    bob, dave = students["bob"], students["dave"]
+    driver.get(f"{live_server.url}/documents/{bob.id}/report/")
+    submit(driver, driver.find_element(By.CSS_SELECTOR, f'li[data-source="{dave.id}"] a'))
+    assert driver.current_url.endswith(f"/documents/{bob.id}/report/?source={dave.id}")
+    assert "dave.txt" in driver.find_element(By.CSS_SELECTOR, "tr.chosen").text
+
+    submit(driver, driver.find_element(By.ID, "tab-overview"))
+    mark = driver.find_element(By.CSS_SELECTOR, "#overview-text mark.c1")
+    submit(driver, mark)
+    assert f"?source={dave.id}#q-" in driver.current_url
+    assert driver.find_elements(By.CSS_SELECTOR, "#source-text mark")
+    # The two panes scroll together unless the reader says otherwise.
+    assert driver.find_element(By.ID, "scroll-together").is_selected()
+
+
+def test_the_side_by_side_panes_scroll_together(live_server, driver, owner, assignment):  # noqa: F811
+    """Two long texts with two passages at different heights: wheeling the left pane to the
+    second passage brings the right pane's to the same height."""
+    from selenium.webdriver.common.action_chains import ActionChains, ScrollOrigin
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tests.documents.classroom import FOREST, MARKET, OWN, SCHOOL
+    from tests.documents.factories import processed
+
+    filler = "\n\n".join(OWN.values())
+    original = processed(
+        assignment,
+        "original.txt",
+        "\n\n".join([SCHOOL, FOREST, SCHOOL, SCHOOL, MARKET, SCHOOL, SCHOOL]).encode(),
+    )
+    copier = processed(
+        assignment,
+        "copier.txt",
+        ("\n\n".join([filler, FOREST, filler, filler, MARKET, filler])).encode(),
+    )
+    log_in(driver, live_server, "owner", "owner-pass")
+    driver.set_window_size(1400, 700)
+    driver.get(f"{live_server.url}/documents/{copier.id}/report/?source={original.id}")
+    left = driver.find_element(By.ID, "query-text")
+    right = driver.find_element(By.ID, "source-text")
+    last = len(left.find_elements(By.CSS_SELECTOR, '[id^="q-"]')) - 1
+    assert last >= 1
+
+    def top_in(pane, anchor_id):
+        return driver.execute_script(
+            "return document.getElementById(arguments[0]).getBoundingClientRect().top"
+            " - arguments[1].getBoundingClientRect().top;",
+            anchor_id,
+            pane,
+        )
+
+    # Wheel the left pane down until its last passage is at the reading line.
+    for _ in range(40):
+        if top_in(left, f"q-{last}") <= left.size["height"] / 3:
+            break
+        ActionChains(driver).scroll_from_origin(ScrollOrigin.from_element(left), 0, 80).perform()
+    WebDriverWait(driver, 10).until(
+        lambda _: abs(top_in(left, f"q-{last}") - top_in(right, f"s-{last}")) < 40
+    )
+
+    # Turned off, the right pane stays where it is.
+    driver.find_element(By.ID, "scroll-together").click()
+    before = driver.execute_script("return arguments[0].scrollTop", right)
+    ActionChains(driver).scroll_from_origin(ScrollOrigin.from_element(left), 0, -300).perform()
+    WebDriverWait(driver, 10).until(
+        lambda _: top_in(left, f"q-{last}") > left.size["height"] / 3 + 100
+    )
+    assert driver.execute_script("return arguments[0].scrollTop", right) == before
