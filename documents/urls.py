@@ -2,6 +2,7 @@ from django.urls import path
 from django.views.generic import RedirectView
 
 from documents import views
+from documents.views_overview import collection_collusion
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="collection_list"), name="home"),
@@ -28,6 +29,11 @@ urlpatterns = [
         name="collection_delete",
     ),
     path("collections/<int:collection_id>/pairs/", views.collection_pairs, name="collection_pairs"),
+    path(
+        "collections/<int:collection_id>/collusion/",
+        collection_collusion,
+        name="collection_collusion",
+    ),
     path(
         "collections/<int:collection_id>/reanalyze/",
         views.collection_reanalyze,

@@ -7,6 +7,7 @@ view of one source stays there.
 
 from __future__ import annotations
 
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -83,3 +84,11 @@ def _excluded(passage: selectors.PassageView) -> str | None:
 def _source_excluded(source: selectors.SourceView) -> bool:
     """Whether every passage of the source is excluded (the source is left out of the score)."""
     return bool(source.passages) and all(_excluded(p) is not None for p in source.passages)
+
+
+@login_required
+def collection_collusion(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """The graph of an assignment's documents linked by the passages they share (drawn in the
+    browser from `GET /api/collections/<id>/graph/`)."""
+    collection = selectors.collection_get(user=request.user, collection_id=collection_id)
+    return render(request, "documents/collection_collusion.html", {"collection": collection})

@@ -181,3 +181,60 @@ def test_the_side_by_side_panes_scroll_together(live_server, driver, owner, assi
         lambda _: top_in(left, f"q-{last}") > left.size["height"] / 3 + 100
     )
     assert driver.execute_script("return arguments[0].scrollTop", right) == before
+
+
+def test_the_collusion_graph_hides_weak_edges_and_leads_to_the_pair(
+    live_server,
+    driver,  # noqa: F811
+    owner,
+    assignment,
+    students,
+):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    log_in(driver, live_server, "owner", "owner-pass")
+    driver.get(f"{live_server.url}/collections/{assignment.id}/")
+    submit(driver, driver.find_element(By.ID, "collusion"))
+    graph = driver.find_element(By.ID, "graph")
+    WebDriverWait(driver, 20).until(lambda _: graph.get_attribute("data-ready") == "1")
+    assert driver.execute_script("return collusion.cy.edges().length") == 3
+    assert driver.execute_script("return collusion.cy.nodes().length") == 4
+    assert graph.get_attribute("data-edges-shown") == "3"
+    clusters = driver.find_elements(By.CSS_SELECTOR, "#clusters > li")
+    assert len(clusters) == 1 and clusters[0].find_element(By.TAG_NAME, "b").text == "4 documents"
+    arrows = driver.execute_script(
+        "return collusion.cy.edges().map(e => e.style('target-arrow-shape'))"
+    )
+    assert arrows == ["triangle"] * 3
+    screenshot(driver, "collusion.png")
+
+    # The slider just above the weakest edge (bob and alice: 42 % of either) hides it, and
+    # splits the cluster in two.
+    edges = driver.execute_script("return collusion.graph.edges")
+    weakest = min(edges, key=lambda e: e["share"])
+    assert {weakest["source"], weakest["target"]} == {students["bob"].id, students["alice"].id}
+    slider = driver.find_element(By.ID, "threshold")
+    slider.send_keys(*[Keys.ARROW_RIGHT] * (int(weakest["share"] * 100) + 1))
+    WebDriverWait(driver, 10).until(lambda _: graph.get_attribute("data-edges-shown") == "2")
+    hidden = driver.execute_script("return collusion.cy.edges('.hidden').map(e => e.id())")
+    assert hidden == [weakest["id"]]
+    clusters = driver.find_elements(By.CSS_SELECTOR, "#clusters > li")
+    assert [c.find_element(By.TAG_NAME, "b").text for c in clusters] == ["2 documents"] * 2
+    assert driver.find_element(By.ID, "edge-count").text == "2 of 3 links shown"
+
+    # A click on carol's edge to alice opens that pair side by side.
+    carol, alice = students["carol"], students["alice"]
+    WebDriverWait(driver, 10).until(lambda _: graph.get_attribute("data-layout") == "done")
+    point = driver.execute_script(
+        "var e = collusion.cy.getElementById(arguments[0]); return e.renderedMidpoint();",
+        f"{carol.id}-{alice.id}",
+    )
+    width, height = graph.size["width"], graph.size["height"]
+    ActionChains(driver).move_to_element_with_offset(
+        graph, int(point["x"] - width / 2), int(point["y"] - height / 2)
+    ).click().perform()
+    WebDriverWait(driver, 10).until(lambda b: "?source=" in b.current_url)
+    assert driver.current_url.endswith(f"/documents/{carol.id}/report/?source={alice.id}")
