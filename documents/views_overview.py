@@ -38,7 +38,7 @@ def report_overview(
         ),
         "overview_data": {
             "sources": [
-                {"id": s.document, "title": s.title, "similarity": s.similarity}
+                {"id": s.document, "title": s.title, "passages": len(s.passages)}
                 for s in report.sources
             ],
             "matches": matches,

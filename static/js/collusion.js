@@ -15,13 +15,14 @@
   var COLOURS = ["#d97706", "#2563eb", "#16a34a", "#db2777", "#7c3aed", "#0891b2", "#dc2626",
     "#65a30d", "#9333ea", "#0d9488"];
   var LONE = "#9ca3af";
+  var MAX_FIT = 1.2;
 
   function percent(share) { return share === null ? "–" : (share * 100).toFixed(1) + "%"; }
 
   function elements(graph) {
-    var nodes = graph.nodes.map(function (node) {
+    var nodes = graph.nodes.map(function (node, order) {
       return { group: "nodes", data: {
-        id: String(node.id), label: node.title, url: node.url, colour: LONE,
+        id: String(node.id), label: node.title, url: node.url, colour: LONE, order: order,
       } };
     });
     var edges = graph.edges.map(function (edge) {
@@ -36,11 +37,10 @@
 
   var STYLE = [
     { selector: "node", style: {
-      "background-color": "data(colour)", "label": "data(label)", "font-size": 11,
-      "color": "#1f2933", "text-valign": "bottom", "text-margin-y": 4, "width": 20,
-      "height": 20, "text-wrap": "ellipsis", "text-max-width": 150,
-      "text-background-color": "#fff", "text-background-opacity": 0.8,
-      "text-background-padding": 1,
+      "background-color": "data(colour)", "label": "data(label)", "font-size": 12,
+      "color": "#1f2933", "text-valign": "bottom", "text-margin-y": 4, "width": 24,
+      "height": 24, "text-wrap": "ellipsis", "text-max-width": 150,
+      "text-outline-color": "#fff", "text-outline-width": 2,
     } },
     { selector: "node.lone", style: { "opacity": 0.45 } },
     { selector: "edge", style: {
@@ -50,7 +50,7 @@
       "text-background-padding": 1, "target-arrow-shape": "none",
     } },
     { selector: "edge[?directed]", style: {
-      "target-arrow-shape": "triangle", "target-arrow-color": "data(colour)", "arrow-scale": 1.3,
+      "target-arrow-shape": "triangle", "target-arrow-color": "data(colour)", "arrow-scale": 0.8,
     } },
     { selector: "edge.hover, node.hover", style: { "opacity": 1, "z-index": 10 } },
     { selector: ".hidden", style: { "display": "none" } },
@@ -66,10 +66,14 @@
       name: "cose", animate: animate ? "end" : false, animationDuration: 400, fit: true,
       padding: 30,
       nodeDimensionsIncludeLabels: true, randomize: !animate,
-      idealEdgeLength: function (edge) { return 160 - 100 * edge.data("share"); },
+      idealEdgeLength: function (edge) { return 150 - 70 * edge.data("share"); },
+      nodeRepulsion: function () { return 12000; }, componentSpacing: 90, nodeOverlap: 20,
     });
     mine.one("layoutstop", function () {
-      if (running === mine) { container.dataset.layout = "done"; }
+      if (running !== mine) { return; }
+      // A few documents fitted to the box would be drawn huge: no closer than 1:1.2.
+      if (cy.zoom() > MAX_FIT) { cy.zoom(MAX_FIT); cy.center(visible); }
+      container.dataset.layout = "done";
     });
     mine.run();
   }
@@ -90,20 +94,22 @@
     list.innerHTML = "";
     found.forEach(function (part, number) {
       var item = document.createElement("li");
-      var strongest = Math.max.apply(null, part.edges().map(function (e) { return e.data("share"); }));
+      var shares = part.edges().map(function (edge) { return edge.data("share"); });
+      var strongest = Math.max.apply(null, shares);
       item.dataset.cluster = String(number + 1);
       item.innerHTML = '<span class="swatch"></span> <b></b> <span class="muted"></span><ul></ul>';
       item.querySelector(".swatch").style.background = COLOURS[number % COLOURS.length];
       item.querySelector("b").textContent = part.nodes().length + " documents";
       item.querySelector(".muted").textContent = "up to " + percent(strongest) + " shared";
-      part.nodes().forEach(function (node) {
-        var entry = document.createElement("li");
-        var link = document.createElement("a");
-        link.href = node.data("url");
-        link.textContent = node.data("label");
-        entry.appendChild(link);
-        item.querySelector("ul").appendChild(entry);
-      });
+      part.nodes().sort(function (a, b) { return a.data("order") - b.data("order"); })
+        .forEach(function (node) {
+          var entry = document.createElement("li");
+          var link = document.createElement("a");
+          link.href = node.data("url");
+          link.textContent = node.data("label");
+          entry.appendChild(link);
+          item.querySelector("ul").appendChild(entry);
+        });
       list.appendChild(item);
     });
     none.hidden = found.length > 0;
@@ -139,7 +145,9 @@
     layout(cy, false);
     slider.addEventListener("input", function () { filter(cy); });
     slider.addEventListener("change", function () { layout(cy, true); });
-    cy.on("tap", "edge, node", function (event) { window.location.href = event.target.data("url"); });
+    cy.on("tap", "edge, node", function (event) {
+      window.location.href = event.target.data("url");
+    });
     cy.on("mouseover", "edge, node", function (event) {
       event.target.addClass("hover");
       container.style.cursor = "pointer";
@@ -158,5 +166,7 @@
       return response.json();
     })
     .then(draw)
-    .catch(function (error) { counter.textContent = "The graph could not be loaded (" + error.message + ")."; });
+    .catch(function (error) {
+      counter.textContent = "The graph could not be loaded (" + error.message + ").";
+    });
 })();

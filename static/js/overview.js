@@ -5,7 +5,7 @@
 //
 // Markup (documents/highlight.py, side "o"): match k has one element with id "o-k" at its
 // start, and every mark lists in data-pairs the matches covering it. #overview-data holds
-// {"sources": [{id, title, similarity}], "matches": [{source, passage, excluded}]} by k.
+// {"sources": [{id, title, passages}], "matches": [{source, passage, excluded}]} by k.
 (function () {
   "use strict";
   var pane = document.getElementById("overview-text");
@@ -13,14 +13,24 @@
   if (!pane || !holder) { return; }
   var data = JSON.parse(holder.textContent);
   var status = document.getElementById("match-status");
-  // Matches in reading order (the anchors' order in the text); excluded ones are skipped.
-  var order = Array.prototype.filter.call(pane.querySelectorAll('[id^="o-"]'), function (el) {
-    var match = data.matches[numberOf(el)];
-    return match && !match.excluded;
-  });
+  var order = readingOrder();
   var position = -1;
 
   function numberOf(el) { return Number(el.id.slice(2)); }
+
+  // The counted matches in reading order: by where they start in the text (an empty
+  // span.anchor stands where the next mark starts), matches starting together by number,
+  // i.e. their source's rank. Excluded matches are skipped.
+  function readingOrder() {
+    var found = [], place = 0;
+    pane.querySelectorAll('[id^="o-"]').forEach(function (el) {
+      var match = data.matches[numberOf(el)];
+      if (match && !match.excluded) { found.push({ el: el, place: place }); }
+      if (!el.classList.contains("anchor")) { place++; }
+    });
+    found.sort(function (a, b) { return a.place - b.place || numberOf(a.el) - numberOf(b.el); });
+    return found.map(function (item) { return item.el; });
+  }
 
   function sideBySide(k) {
     var match = data.matches[k];
@@ -45,8 +55,8 @@
     var top = target.getBoundingClientRect().top - pane.getBoundingClientRect().top;
     pane.scrollTo({ top: pane.scrollTop + top - pane.clientHeight / 3, behavior: "smooth" });
     if (status) {
-      status.textContent = "Match " + (position + 1) + " of " + order.length + ": " +
-        source.title + " (" + (match.passage + 1) + ". passage)";
+      status.textContent = "Match " + (position + 1) + " of " + order.length + " · " +
+        source.title + ", passage " + (match.passage + 1) + " of " + source.passages;
       status.dataset.match = String(k);
     }
   }
@@ -56,7 +66,7 @@
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey) { return; }
     var tag = (event.target.tagName || "").toLowerCase();
-    if (tag === "input" || tag === "textarea" || tag === "select" || event.target.isContentEditable) {
+    if (["input", "textarea", "select"].indexOf(tag) >= 0 || event.target.isContentEditable) {
       return;
     }
     if (["j", "n", "ArrowRight"].indexOf(event.key) >= 0) {

@@ -136,7 +136,8 @@
     while (i < list.length - 2 && list[i + 1][0] <= line) { i++; }
     var a = list[i], b = list[i + 1];
     var span = b[0] - a[0];
-    var at = span > 0 ? a[1] + (b[1] - a[1]) * Math.min(1, Math.max(0, (line - a[0]) / span)) : a[1];
+    var along = span > 0 ? Math.min(1, Math.max(0, (line - a[0]) / span)) : 0;
+    var at = a[1] + (b[1] - a[1]) * along;
     to.scrollTop = at - to.clientHeight / 3;
   }
 

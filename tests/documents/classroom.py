@@ -74,3 +74,46 @@ def classroom(collection: Collection) -> dict[str, Document]:
         documents[name] = processed(collection, f"{name}.txt", text.encode())
         submitted(documents[name], days_ago=len(ESSAYS) - number)
     return documents
+
+
+RIVER = (
+    "The river was straightened two centuries ago to make room for fields and mills. Since "
+    "then every spring flood has reached the lower streets of the old town. Engineers now plan "
+    "to give the water back some of its former meadows upstream. Farmers who own those meadows "
+    "will be paid for each hectare they leave to the river."
+)
+LAKE = (
+    "The lake froze completely last winter for the first time in thirty years. Hundreds of "
+    "skaters came from the city on the first weekend, and the police had to close the road. "
+    "Scientists warned that the ice near the reeds stayed thin even in the coldest week. Two "
+    "teenagers fell through but were pulled out by a fisherman who happened to pass."
+)
+LATER = {
+    "gina": "Water shapes every town I know, and ours more than most. "
+    "My family lost a cellar full of books in the flood of my tenth birthday.\n\n" + RIVER,
+    "hana": "This essay collects what I learned about water in our valley this year. "
+    "I read the newspapers of the last months and talked to my neighbours.\n\n"
+    + RIVER
+    + "\n\nOur teacher asked us to find a winter story as well. I chose the lake because my "
+    "grandmother still talks about the winter she skated to the island.\n\n"
+    + LAKE
+    + "\n\nIn the end water is both a danger and a gift, and our town has to live with both.",
+}
+ARCHIVED = {
+    "regional-news.txt": "Regional news, February edition.\n\n" + LAKE + "\n\nThe council "
+    "meets on Tuesday to discuss the budget for the new bus station near the market square.",
+    "lake-blog.txt": "Reprinted from the regional news with kind permission.\n\n" + LAKE,
+}
+
+
+def larger_class(collection: Collection, archive: Collection) -> dict[str, Document]:
+    """The class and two more essays in a second group: gina's river paragraph, copied by
+    hana with a lake paragraph that an article in `archive` and a blog reprinting it hold
+    (one stretch, two sources)."""
+    for name, text in ARCHIVED.items():
+        processed(archive, name, text.encode())
+    documents = classroom(collection)
+    for number, (name, text) in enumerate(LATER.items()):
+        documents[name] = processed(collection, f"{name}.txt", text.encode())
+        submitted(documents[name], days_ago=0.5 - number * 0.25)
+    return documents

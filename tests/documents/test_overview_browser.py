@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from tests.documents.classroom import classroom
+from tests.documents.classroom import LAKE, classroom, larger_class
 from tests.documents.test_browser import driver, log_in, submit  # noqa: F401 - headless Chromium
 
 
@@ -94,7 +94,6 @@ def test_the_overview_shows_two_sources_in_two_colours_and_steps_through_them(
     WebDriverWait(driver, 10).until(
         lambda _: in_view(pane.find_element(By.CSS_SELECTOR, "mark.current"))
     )
-    screenshot(driver, "overview.png")
 
     # Enter opens the current match side by side with its source.
     body.send_keys(Keys.ENTER)
@@ -209,7 +208,6 @@ def test_the_collusion_graph_hides_weak_edges_and_leads_to_the_pair(
         "return collusion.cy.edges().map(e => e.style('target-arrow-shape'))"
     )
     assert arrows == ["triangle"] * 3
-    screenshot(driver, "collusion.png")
 
     # The slider just above the weakest edge (bob and alice: 42 % of either) hides it, and
     # splits the cluster in two.
@@ -238,3 +236,47 @@ def test_the_collusion_graph_hides_weak_edges_and_leads_to_the_pair(
     ).click().perform()
     WebDriverWait(driver, 10).until(lambda b: "?source=" in b.current_url)
     assert driver.current_url.endswith(f"/documents/{carol.id}/report/?source={alice.id}")
+
+
+def test_a_larger_class_in_pictures(
+    live_server,
+    driver,  # noqa: F811
+    owner,
+    assignment,
+    archive,
+):
+    """hana's overview: three sources, the lake paragraph (in an article and in a blog
+    reprinting it) striped in two colours; the graph: the class in two clusters. With
+    OVERVIEW_SCREENSHOTS, the pictures of docs/ui.md."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    students = larger_class(assignment, archive)
+    log_in(driver, live_server, "owner", "owner-pass")
+    driver.set_window_size(1400, 860)
+    driver.get(f"{live_server.url}/documents/{students['hana'].id}/report/")
+    titles = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#overview-sources .label")]
+    assert len(titles) == 3 and any("gina.txt" in t for t in titles)
+    striped = driver.find_elements(By.CSS_SELECTOR, "#overview-text mark.multi")
+    assert striped and striped[0].text.strip() in LAKE  # the lake paragraph, in two colours
+    image = driver.execute_script(
+        "return getComputedStyle(arguments[0]).backgroundImage", striped[0]
+    )
+    assert image.startswith("repeating-linear-gradient")
+    body = driver.find_element(By.TAG_NAME, "body")
+    body.send_keys("j")
+    body.send_keys("j")
+    WebDriverWait(driver, 10).until(
+        lambda _: driver.find_element(By.ID, "match-status").text.startswith("Match 2 of")
+    )
+    # The lake paragraph's two sources in their rank: the article, then the blog.
+    assert "regional-news.txt" in driver.find_element(By.ID, "match-status").text
+    screenshot(driver, "overview.png")
+
+    driver.set_window_size(1400, 1000)
+    driver.get(f"{live_server.url}/collections/{assignment.id}/collusion/")
+    graph = driver.find_element(By.ID, "graph")
+    WebDriverWait(driver, 20).until(lambda _: graph.get_attribute("data-layout") == "done")
+    clusters = driver.find_elements(By.CSS_SELECTOR, "#clusters > li b")
+    assert [c.text for c in clusters] == ["4 documents", "2 documents"]
+    screenshot(driver, "collusion.png")
