@@ -20,7 +20,8 @@ SUBMITTED = (
     if any(field.name == "submitted_at" for field in Document._meta.get_fields())
     else "created_at"
 )
-# Times closer than this cannot tell who was first (the documents of one ZIP upload).
+# Times closer than this cannot tell who was first (the documents of one ZIP upload); used
+# where the pairs do not say who copied whom themselves (`PairView.direction`).
 SAME_TIME = timedelta(minutes=1)
 
 
@@ -101,12 +102,13 @@ def collection_graph(*, collection: Collection) -> Graph:
 
 
 def _edge(pair: selectors.PairView, document_time: datetime, other_time: datetime) -> GraphEdge:
-    if abs(document_time - other_time) < SAME_TIME:
+    direction = getattr(pair, "direction", None) or _direction(document_time, other_time)
+    if direction == "same_time":
         return GraphEdge(
             source=pair.document, target=pair.other, source_share=pair.share,
             target_share=pair.other_share, passages=pair.passages, directed=False,
         )  # fmt: skip
-    if document_time > other_time:  # the document came later: it copied
+    if direction == "a_from_b":  # the document came later: it copied from the other
         return GraphEdge(
             source=pair.document, target=pair.other, source_share=pair.share,
             target_share=pair.other_share, passages=pair.passages, directed=True,
@@ -115,3 +117,11 @@ def _edge(pair: selectors.PairView, document_time: datetime, other_time: datetim
         source=pair.other, target=pair.document, source_share=pair.other_share,
         target_share=pair.share, passages=pair.passages, directed=True,
     )  # fmt: skip
+
+
+def _direction(document_time: datetime, other_time: datetime) -> str:
+    """Who copied whom, for pairs that do not say (`PairView.direction`, the same words):
+    "a_from_b" when the document came later, "b_from_a", or "same_time"."""
+    if abs(document_time - other_time) < SAME_TIME:
+        return "same_time"
+    return "a_from_b" if document_time > other_time else "b_from_a"

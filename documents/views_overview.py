@@ -82,7 +82,10 @@ def _excluded(passage: selectors.PassageView) -> str | None:
 
 
 def _source_excluded(source: selectors.SourceView) -> bool:
-    """Whether every passage of the source is excluded (the source is left out of the score)."""
+    """Whether the source is left out of the score: by the reader (a report's `excluded`
+    flag, where reports have one), or every passage of it is excluded."""
+    if getattr(source, "excluded", False):
+        return True
     return bool(source.passages) and all(_excluded(p) is not None for p in source.passages)
 
 
