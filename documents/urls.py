@@ -30,14 +30,14 @@ urlpatterns = [
     ),
     path("collections/<int:collection_id>/pairs/", views.collection_pairs, name="collection_pairs"),
     path(
-        "collections/<int:collection_id>/collusion/",
-        collection_collusion,
-        name="collection_collusion",
-    ),
-    path(
         "collections/<int:collection_id>/reanalyze/",
         views.collection_reanalyze,
         name="collection_reanalyze",
+    ),
+    path(
+        "collections/<int:collection_id>/collusion/",
+        collection_collusion,
+        name="collection_collusion",
     ),
     path("imports/<int:import_id>/retry/", views.import_retry, name="import_retry"),
     path("documents/<int:document_id>/", views.document_detail, name="document_detail"),
