@@ -182,6 +182,17 @@ def test_the_side_by_side_panes_scroll_together(live_server, driver, owner, assi
     assert driver.execute_script("return arguments[0].scrollTop", right) == before
 
 
+def click_at(driver, graph, point_script):  # noqa: F811
+    """Click the graph where `point_script` (a cytoscape rendered position) says."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    point = driver.execute_script(f"return {point_script};")
+    width, height = graph.size["width"], graph.size["height"]
+    ActionChains(driver).move_to_element_with_offset(
+        graph, int(point["x"] - width / 2), int(point["y"] - height / 2)
+    ).click().perform()
+
+
 def test_the_collusion_graph_hides_weak_edges_and_leads_to_the_pair(
     live_server,
     driver,  # noqa: F811
@@ -189,7 +200,6 @@ def test_the_collusion_graph_hides_weak_edges_and_leads_to_the_pair(
     assignment,
     students,
 ):
-    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
@@ -226,16 +236,20 @@ def test_the_collusion_graph_hides_weak_edges_and_leads_to_the_pair(
     # A click on carol's edge to alice opens that pair side by side.
     carol, alice = students["carol"], students["alice"]
     WebDriverWait(driver, 10).until(lambda _: graph.get_attribute("data-layout") == "done")
-    point = driver.execute_script(
-        "var e = collusion.cy.getElementById(arguments[0]); return e.renderedMidpoint();",
-        f"{carol.id}-{alice.id}",
+    click_at(
+        driver, graph, f"collusion.cy.getElementById('{carol.id}-{alice.id}').renderedMidpoint()"
     )
-    width, height = graph.size["width"], graph.size["height"]
-    ActionChains(driver).move_to_element_with_offset(
-        graph, int(point["x"] - width / 2), int(point["y"] - height / 2)
-    ).click().perform()
     WebDriverWait(driver, 10).until(lambda b: "?source=" in b.current_url)
     assert driver.current_url.endswith(f"/documents/{carol.id}/report/?source={alice.id}")
+
+    # A click on a document opens its report.
+    driver.back()
+    graph = driver.find_element(By.ID, "graph")
+    WebDriverWait(driver, 20).until(lambda _: graph.get_attribute("data-layout") == "done")
+    click_at(driver, graph, f"collusion.cy.getElementById('{carol.id}').renderedPosition()")
+    WebDriverWait(driver, 10).until(
+        lambda b: b.current_url.endswith(f"/documents/{carol.id}/report/")
+    )
 
 
 def test_a_larger_class_in_pictures(
