@@ -46,9 +46,10 @@ def highlight_html(
     length = len(text)
     cuts = _boundaries(length, ranges)
     starting = _starts(length, ranges)
+    covering = _covering(length, cuts, ranges)
     parts: list[str] = []
     for left, right in zip(cuts, cuts[1:], strict=False):
-        owners = _covering(ranges, left, right)
+        owners = covering[left]
         anchors = starting.pop(left, [])
         mark_id = next((number for number in anchors if number in owners), None)
         if mark_id is not None:
@@ -130,9 +131,24 @@ def _starts(length: int, ranges: Sequence[tuple[int, int]]) -> dict[int, list[in
     return starting
 
 
-def _covering(ranges: Sequence[tuple[int, int]], left: int, right: int) -> list[int]:
-    return [
-        number
-        for number, (start, end) in enumerate(ranges)
-        if start <= left and right <= end and start < end
-    ]
+def _covering(
+    length: int, cuts: list[int], ranges: Sequence[tuple[int, int]]
+) -> dict[int, list[int]]:
+    """The numbers of the ranges covering each piece, ascending, by the piece's first cut: one
+    sweep over the cuts (a range enters at its clipped start, leaves at its clipped end), so a
+    report of thousands of passages (a book, every source at once) is not a scan of every
+    range for every piece."""
+    entering: dict[int, list[int]] = {}
+    leaving: dict[int, list[int]] = {}
+    for number, (start, end) in enumerate(ranges):
+        start, end = _clip(start, length), _clip(end, length)
+        if start < end:
+            entering.setdefault(start, []).append(number)
+            leaving.setdefault(end, []).append(number)
+    active: set[int] = set()
+    covering: dict[int, list[int]] = {}
+    for cut in cuts[:-1]:
+        active.difference_update(leaving.get(cut, ()))
+        active.update(entering.get(cut, ()))
+        covering[cut] = sorted(active)
+    return covering

@@ -9,6 +9,8 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from documents import selectors
 from documents.highlight import highlight_html
@@ -114,3 +116,26 @@ def test_a_long_text_is_shortened_around_its_passages(browser, assignment, stude
     assert 'id="shortened"' in page and "characters without copied text" in page
     whole = browser.get(f"/documents/{long.id}/report/?full=1").content.decode()
     assert "characters without copied text" not in whole
+
+
+@settings(max_examples=200)
+@given(
+    ranges=st.lists(st.tuples(st.integers(0, 35), st.integers(0, 35)), max_size=12),
+    coloured=st.booleans(),
+)
+def test_each_character_is_marked_with_every_range_covering_it(ranges, coloured):
+    """The sweep that finds the ranges covering each piece agrees with the definition: a
+    character i is in range n when start <= i < end (ranges past the text are clipped)."""
+    text = "abcdefghij" * 3
+    classes = [f"c{n % 3}" for n in range(len(ranges))] if coloured else None
+    html = highlight_html(text, ranges, side="o", classes=classes)
+    html = re.sub(r'<span class="anchor"[^>]*></span>', "", html)
+    marked: list[list[int]] = []
+    pieces = re.finditer(r'<mark [^>]*data-pairs="([^"]*)">([^<]*)</mark>|([^<]+)', html)
+    for found in pieces:
+        owners = [int(n) for n in found.group(1).split()] if found.group(1) is not None else []
+        marked.extend([owners] * len(found.group(2) or found.group(3) or ""))
+    expected = [
+        [n for n, (start, end) in enumerate(ranges) if start <= i < end] for i in range(len(text))
+    ]
+    assert marked == expected
