@@ -25,41 +25,52 @@ def students(assignment):
     return classroom(assignment)
 
 
+@pytest.fixture
+def larger(assignment, archive):
+    """The class with gina and hana: hana copied gina's river paragraph and a lake paragraph
+    that an article and a blog reprinting it in `archive` both hold."""
+    return larger_class(assignment, archive)
+
+
 def current_match(driver):  # noqa: F811
     from selenium.webdriver.common.by import By
 
     return driver.find_element(By.ID, "match-status").get_attribute("data-match")
 
 
-def test_the_overview_shows_two_sources_in_two_colours_and_steps_through_them(
+def test_the_overview_shows_every_source_in_its_colour_and_steps_through_them(
     live_server,
     driver,  # noqa: F811
     owner,
-    students,
+    larger,
 ):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 
     log_in(driver, live_server, "owner", "owner-pass")
-    bob = students["bob"]
-    driver.get(f"{live_server.url}/documents/{bob.id}/report/")
+    hana = larger["hana"]
+    driver.get(f"{live_server.url}/documents/{hana.id}/report/")
     sources = driver.find_elements(By.CSS_SELECTOR, "#overview-sources li")
-    assert [li.get_attribute("data-source") for li in sources[:2]] and len(sources) == 2
-    assert {li.get_attribute("data-source") for li in sources} == {
-        str(students["alice"].id),
-        str(students["dave"].id),
+    assert len(sources) == 3
+    swatch = {
+        li.get_attribute("data-source"): li.find_element(By.CSS_SELECTOR, ".swatch")
+        for li in sources
     }
-    # Both sources' passages at once, each in its source's colour.
-    pane = driver.find_element(By.ID, "overview-text")
-    first = pane.find_elements(By.CSS_SELECTOR, "mark.c0")
-    second = pane.find_elements(By.CSS_SELECTOR, "mark.c1")
-    assert first and second
     colour = "return getComputedStyle(arguments[0]).backgroundColor"
-    assert driver.execute_script(colour, first[0]) != driver.execute_script(colour, second[0])
-    # The list shows each source's colour and share beside it.
-    swatches = [li.find_element(By.CSS_SELECTOR, ".swatch") for li in sources]
-    assert driver.execute_script(colour, swatches[0]) == driver.execute_script(colour, first[0])
+    colours = {source: driver.execute_script(colour, box) for source, box in swatch.items()}
+    assert len(set(colours.values())) == 3
+    # Every source's passages at once, each in its source's colour: the river in gina's, the
+    # lake (in the article and in the blog) striped in both of theirs.
+    pane = driver.find_element(By.ID, "overview-text")
+    river = pane.find_element(By.CSS_SELECTOR, "mark.c2")
+    assert river.text.startswith("The river was straightened")
+    assert driver.execute_script(colour, river) == colours[str(larger["gina"].id)]
+    lake = pane.find_element(By.CSS_SELECTOR, "mark.multi")
+    assert lake.text.startswith("The lake froze")
+    stripes = driver.execute_script("return getComputedStyle(arguments[0]).backgroundImage", lake)
+    others = [c for source, c in colours.items() if source != str(larger["gina"].id)]
+    assert stripes.startswith("repeating-linear-gradient") and all(c in stripes for c in others)
     assert all(li.find_element(By.CSS_SELECTOR, ".share").text.endswith("%") for li in sources)
     assert "next match" in driver.find_element(By.ID, "keys-hint").text
 
@@ -69,7 +80,7 @@ def test_the_overview_shows_two_sources_in_two_colours_and_steps_through_them(
     one = current_match(driver)
     outlined = pane.find_elements(By.CSS_SELECTOR, "mark.current")
     assert outlined and all(m.get_attribute("data-pairs").split().count(one) for m in outlined)
-    assert driver.find_element(By.ID, "match-status").text.startswith("Match 1 of ")
+    assert driver.find_element(By.ID, "match-status").text.startswith("Match 1 of 3 · gina.txt")
     body.send_keys("j")
     WebDriverWait(driver, 10).until(lambda _: current_match(driver) != one)
     two = current_match(driver)
@@ -106,22 +117,21 @@ def test_a_click_on_a_source_or_a_passage_opens_the_side_by_side_view(
     live_server,
     driver,  # noqa: F811
     owner,
-    students,
+    larger,
 ):
     from selenium.webdriver.common.by import By
 
     log_in(driver, live_server, "owner", "owner-pass")
-    bob, dave = students["bob"], students["dave"]
-    driver.get(f"{live_server.url}/documents/{bob.id}/report/")
-    submit(driver, driver.find_element(By.CSS_SELECTOR, f'li[data-source="{dave.id}"] a'))
-    assert driver.current_url.endswith(f"/documents/{bob.id}/report/?source={dave.id}")
-    assert "dave.txt" in driver.find_element(By.CSS_SELECTOR, "tr.chosen").text
+    hana, gina = larger["hana"], larger["gina"]
+    driver.get(f"{live_server.url}/documents/{hana.id}/report/")
+    submit(driver, driver.find_element(By.CSS_SELECTOR, f'li[data-source="{gina.id}"] a'))
+    assert driver.current_url.endswith(f"/documents/{hana.id}/report/?source={gina.id}")
+    assert "gina.txt" in driver.find_element(By.CSS_SELECTOR, "tr.chosen").text
 
     submit(driver, driver.find_element(By.ID, "tab-overview"))
-    mark = driver.find_element(By.CSS_SELECTOR, "#overview-text mark.c1")
-    submit(driver, mark)
-    assert f"?source={dave.id}#q-" in driver.current_url
-    assert driver.find_elements(By.CSS_SELECTOR, "#source-text mark")
+    submit(driver, driver.find_element(By.CSS_SELECTOR, "#overview-text mark.c2"))
+    assert driver.current_url.endswith(f"?source={gina.id}#q-0")
+    assert "The river" in driver.find_element(By.CSS_SELECTOR, "#source-text mark").text
     # The two panes scroll together unless the reader says otherwise.
     assert driver.find_element(By.ID, "scroll-together").is_selected()
 
@@ -257,7 +267,7 @@ def test_a_larger_class_in_pictures(
     driver,  # noqa: F811
     owner,
     assignment,
-    archive,
+    larger,
 ):
     """hana's overview: three sources, the lake paragraph (in an article and in a blog
     reprinting it) striped in two colours; the graph: the class in two clusters. With
@@ -265,10 +275,9 @@ def test_a_larger_class_in_pictures(
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    students = larger_class(assignment, archive)
     log_in(driver, live_server, "owner", "owner-pass")
     driver.set_window_size(1400, 860)
-    driver.get(f"{live_server.url}/documents/{students['hana'].id}/report/")
+    driver.get(f"{live_server.url}/documents/{larger['hana'].id}/report/")
     titles = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#overview-sources .label")]
     assert len(titles) == 3 and any("gina.txt" in t for t in titles)
     striped = driver.find_elements(By.CSS_SELECTOR, "#overview-text mark.multi")

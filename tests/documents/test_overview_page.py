@@ -15,14 +15,14 @@ from hypothesis import strategies as st
 from documents import selectors
 from documents.highlight import highlight_html
 from documents.views_overview import overview_matches
-from tests.documents.classroom import classroom
+from tests.documents.classroom import larger_class
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def students(assignment):
-    return classroom(assignment)
+def students(assignment, archive):
+    return larger_class(assignment, archive)
 
 
 def overview_data(page: str) -> dict:
@@ -32,13 +32,18 @@ def overview_data(page: str) -> dict:
 
 
 def test_every_source_is_highlighted_in_its_own_colour_at_once(browser, students):
-    bob = students["bob"]
-    page = browser.get(f"/documents/{bob.id}/report/").content.decode()
-    report = selectors.report_get(document=bob)
-    assert [s.title for s in report.sources] == ["alice.txt", "dave.txt"]
+    """hana copied gina's river paragraph and a lake paragraph that a news article and a
+    blog reprinting it both hold: three sources, the lake striped in the first two colours."""
+    hana = students["hana"]
+    page = browser.get(f"/documents/{hana.id}/report/").content.decode()
+    report = selectors.report_get(document=hana)
+    titles = [s.title for s in report.sources]
+    assert sorted(titles) == ["gina.txt", "lake-blog.txt", "regional-news.txt"]
+    assert titles[2] == "gina.txt"  # the smallest share
     text = page.split('id="overview-text"')[1].split("</div>")[0]
-    assert re.search(r'<mark class="c0"[^>]*id="o-0"', text)
-    assert '<mark class="c1"' in text and text.count('id="o-1"') == 1
+    assert re.search(r'<mark class="c2"[^>]*id="o-2"', text)  # the river, gina's colour
+    assert re.search(r'<mark class="c0 multi also-c1"[^>]*id="o-0"', text)  # the lake
+    assert text.count('id="o-1"') == 1
     # Each source beside the text, its colour, share and a link to the side-by-side view.
     for number, source in enumerate(report.sources):
         assert f'<li class="c{number}" data-source="{source.document}">' in page
@@ -47,17 +52,16 @@ def test_every_source_is_highlighted_in_its_own_colour_at_once(browser, students
     data = overview_data(page)
     assert [s["id"] for s in data["sources"]] == [s.document for s in report.sources]
     assert data["matches"] == [
-        {"source": 0, "passage": 0, "excluded": None},
-        {"source": 1, "passage": 0, "excluded": None},
+        {"source": number, "passage": 0, "excluded": None} for number in range(3)
     ]
     assert 'id="tab-side-by-side"' in page and "Match overview" in page
 
 
 def test_a_chosen_source_still_opens_side_by_side(browser, students):
-    bob, dave = students["bob"], students["dave"]
-    page = browser.get(f"/documents/{bob.id}/report/?source={dave.id}").content.decode()
+    hana, gina = students["hana"], students["gina"]
+    page = browser.get(f"/documents/{hana.id}/report/?source={gina.id}").content.decode()
     assert 'id="q-0"' in page and 'id="s-0"' in page and 'id="overview-text"' not in page
-    assert f'href="/documents/{bob.id}/report/" id="tab-overview"' in page
+    assert f'href="/documents/{hana.id}/report/" id="tab-overview"' in page
 
 
 def test_a_document_without_sources_shows_its_text(browser, students):
@@ -87,24 +91,31 @@ class ExcludedPassage(selectors.PassageView):
 def test_excluded_passages_are_greyed_and_come_after_the_counted_ones(students):
     """A report whose passages say why they are excluded (quote, bibliography, ...): greyed,
     listed after the counted passages so a stretch also found elsewhere keeps its colour."""
-    report = selectors.report_get(document=students["bob"])
-    alice, dave = report.sources
+    report = selectors.report_get(document=students["hana"])
+    first, second, third = report.sources
     quoted = dataclasses.replace(
-        alice,
+        first,
         passages=tuple(
-            ExcludedPassage(**dataclasses.asdict(p), excluded="quote") for p in alice.passages
+            ExcludedPassage(**dataclasses.asdict(p), excluded="quote") for p in first.passages
         ),
     )
-    ranges, classes, matches = overview_matches(dataclasses.replace(report, sources=(quoted, dave)))
-    assert classes == ["c1", "excluded"]
-    assert ranges == [(p.start, p.end) for p in (*dave.passages, *alice.passages)]
+    ranges, classes, matches = overview_matches(
+        dataclasses.replace(report, sources=(quoted, second, third))
+    )
+    assert classes == ["c1", "c2", "excluded"]
+    in_order = (*second.passages, *third.passages, *first.passages)
+    assert ranges == [(p.start, p.end) for p in in_order]
     assert matches == [
         {"source": 1, "passage": 0, "excluded": None},
+        {"source": 2, "passage": 0, "excluded": None},
         {"source": 0, "passage": 0, "excluded": "quote"},
     ]
+    # The lake, quoted in the first source and counted in the second: the second's colour.
+    html = highlight_html(students["hana"].text, ranges, side="o", classes=classes)
+    assert '<mark class="c1 multi also-excluded"' in html
 
 
-def test_a_long_text_is_shortened_around_its_passages(browser, assignment, students, settings):
+def test_a_long_text_is_shortened_around_its_passages(browser, assignment, students):
     from documents import views
     from tests.documents.classroom import FOREST, OWN
     from tests.documents.factories import processed
