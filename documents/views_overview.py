@@ -26,6 +26,7 @@ def report_overview(
             "source": source,
             "colour": number % PALETTE_SIZE,
             "excluded": _source_excluded(source),
+            "not_counted": not_counted_note(source),
         }
         for number, source in enumerate(report.sources)
     ]
@@ -79,6 +80,24 @@ def _excluded(passage: selectors.PassageView) -> str | None:
     """Why the passage is left out of the similarity (quote, bibliography, small, source), or
     None: reports without exclusions have no such field."""
     return getattr(passage, "excluded", None)
+
+
+# Why a passage does not count, as the overview's source list says it.
+NOT_COUNTED = {
+    "quote": "quoted",
+    "bibliography": "reference list",
+    "small": "small match",
+    "source": "source excluded",
+}
+
+
+def not_counted_note(source: selectors.SourceView) -> str:
+    """The source's excluded passages and why, e.g. "2 not counted: quoted, small match"."""
+    reasons = [_excluded(p) for p in source.passages if _excluded(p) is not None]
+    if not reasons:
+        return ""
+    named = sorted({NOT_COUNTED.get(reason or "", reason or "") for reason in reasons})
+    return f"{len(reasons)} not counted: {', '.join(named)}"
 
 
 def _source_excluded(source: selectors.SourceView) -> bool:

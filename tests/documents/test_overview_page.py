@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from documents import selectors
 from documents.highlight import highlight_html
-from documents.views_overview import overview_matches
+from documents.views_overview import not_counted_note, overview_matches
 from tests.documents.classroom import larger_class
 
 pytestmark = pytest.mark.django_db
@@ -110,6 +110,8 @@ def test_excluded_passages_are_greyed_and_come_after_the_counted_ones(students):
         {"source": 2, "passage": 0, "excluded": None},
         {"source": 0, "passage": 0, "excluded": "quote"},
     ]
+    assert not_counted_note(quoted) == "1 not counted: quoted"
+    assert not_counted_note(second) == ""
     # The lake, quoted in the first source and counted in the second: the second's colour.
     html = highlight_html(students["hana"].text, ranges, side="o", classes=classes)
     assert '<mark class="c1 multi also-excluded"' in html
