@@ -96,7 +96,8 @@ def test_excluded_passages_are_greyed_and_come_after_the_counted_ones(students):
     quoted = dataclasses.replace(
         first,
         passages=tuple(
-            ExcludedPassage(**dataclasses.asdict(p), excluded="quote") for p in first.passages
+            ExcludedPassage(**{**dataclasses.asdict(p), "excluded": "quote"})
+            for p in first.passages
         ),
     )
     ranges, classes, matches = overview_matches(
