@@ -1,6 +1,7 @@
 from django.urls import path
 
 from documents import api, team_api
+from documents.api_graph import CollectionGraphApi
 
 urlpatterns = [
     path("collections/", api.CollectionListApi.as_view(), name="api_collections"),
@@ -43,6 +44,11 @@ urlpatterns = [
         "collections/<int:collection_id>/pairs/",
         api.CollectionPairsApi.as_view(),
         name="api_collection_pairs",
+    ),
+    path(
+        "collections/<int:collection_id>/graph/",
+        CollectionGraphApi.as_view(),
+        name="api_collection_graph",
     ),
     path("documents/<int:document_id>/", api.DocumentStatusApi.as_view(), name="api_document"),
     path(

@@ -24,6 +24,7 @@ def highlight_html(
     *,
     side: str,
     context: int | None = None,
+    classes: Sequence[str] | None = None,
     excluded: Container[int] = (),
     muted: Sequence[tuple[int, int]] = (),
 ) -> SafeString:
@@ -32,6 +33,9 @@ def highlight_html(
     A piece covered by ranges i, j, … (ascending) is
     `<mark class="c{i % PALETTE_SIZE}" data-pair="i" data-pairs="i j …">`: it takes the colour
     of the first range covering it, and `data-pairs` lets the page script reach each of them.
+    With `classes`, range i is coloured `classes[i]` instead (the match overview colours by
+    source); a piece whose ranges have two classes gets `multi also-{second}` too, drawn
+    striped, so a passage found in two sources shows both.
     Every range i has exactly one element with `id="{side}-{i}"` at its (clipped) start: the
     mark of its first piece, or — when an earlier range already put its id on that mark, or
     the range is empty — an empty `<span class="anchor" data-pairs="i">` right before it.
@@ -48,9 +52,10 @@ def highlight_html(
     length = len(text)
     cuts = _boundaries(length, [*ranges, *muted])
     starting = _starts(length, ranges)
+    covering = _covering(length, cuts, ranges)
     parts: list[str] = []
     for left, right in zip(cuts, cuts[1:], strict=False):
-        owners = _covering(ranges, left, right)
+        owners = covering[left]
         anchors = starting.pop(left, [])
         mark_id = next((number for number in anchors if number in owners), None)
         if mark_id is not None:
@@ -60,7 +65,7 @@ def highlight_html(
             grey = bool(owners) and (
                 owners[0] in excluded or any(s <= left and right <= e for s, e in muted)
             )
-            parts.append(_piece(text[left:right], owners, side, mark_id, grey))
+            parts.append(_piece(text[left:right], owners, side, mark_id, classes, grey))
         else:
             parts.append(_shortened(text[left:right], context, left == 0, right == length))
     # Ranges starting at (or clipped to) the end of the text still get a target.
@@ -68,18 +73,34 @@ def highlight_html(
     return mark_safe("".join(parts))  # noqa: S308 - every part above is escaped
 
 
-def _piece(piece: str, owners: list[int], side: str, mark_id: int | None, grey: bool) -> str:
+def _piece(
+    piece: str,
+    owners: list[int],
+    side: str,
+    mark_id: int | None,
+    classes: Sequence[str] | None,
+    grey: bool,
+) -> str:
     if not owners:
         return escape(piece)
+    css = _mark_class(owners, classes)
     return format_html(
-        '<mark class="c{}{}" data-pair="{}"{} data-pairs="{}">{}</mark>',
-        owners[0] % PALETTE_SIZE,
-        " excluded" if grey else "",
+        '<mark class="{}{}" data-pair="{}"{} data-pairs="{}">{}</mark>',
+        css,
+        " excluded" if grey and not css.startswith("excluded") else "",
         owners[0],
         format_html(' id="{}-{}"', side, mark_id) if mark_id is not None else "",
         " ".join(str(number) for number in owners),
         piece,
     )
+
+
+def _mark_class(owners: list[int], classes: Sequence[str] | None) -> str:
+    if classes is None:
+        return f"c{owners[0] % PALETTE_SIZE}"
+    first = classes[owners[0]]
+    second = next((classes[n] for n in owners[1:] if classes[n] != first), None)
+    return first if second is None else f"{first} multi also-{second}"
 
 
 def _shortened(piece: str, context: int, first: bool, last: bool) -> str:
@@ -126,9 +147,24 @@ def _starts(length: int, ranges: Sequence[tuple[int, int]]) -> dict[int, list[in
     return starting
 
 
-def _covering(ranges: Sequence[tuple[int, int]], left: int, right: int) -> list[int]:
-    return [
-        number
-        for number, (start, end) in enumerate(ranges)
-        if start <= left and right <= end and start < end
-    ]
+def _covering(
+    length: int, cuts: list[int], ranges: Sequence[tuple[int, int]]
+) -> dict[int, list[int]]:
+    """The numbers of the ranges covering each piece, ascending, by the piece's first cut: one
+    sweep over the cuts (a range enters at its clipped start, leaves at its clipped end), so a
+    report of thousands of passages (a book, every source at once) is not a scan of every
+    range for every piece."""
+    entering: dict[int, list[int]] = {}
+    leaving: dict[int, list[int]] = {}
+    for number, (start, end) in enumerate(ranges):
+        start, end = _clip(start, length), _clip(end, length)
+        if start < end:
+            entering.setdefault(start, []).append(number)
+            leaving.setdefault(end, []).append(number)
+    active: set[int] = set()
+    covering: dict[int, list[int]] = {}
+    for cut in cuts[:-1]:
+        active.difference_update(leaving.get(cut, ()))
+        active.update(entering.get(cut, ()))
+        covering[cut] = sorted(active)
+    return covering

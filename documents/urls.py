@@ -2,6 +2,7 @@ from django.urls import path
 from django.views.generic import RedirectView
 
 from documents import team_views, views
+from documents.views_overview import collection_collusion
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="collection_list"), name="home"),
@@ -42,6 +43,11 @@ urlpatterns = [
         "collections/<int:collection_id>/reanalyze/",
         views.collection_reanalyze,
         name="collection_reanalyze",
+    ),
+    path(
+        "collections/<int:collection_id>/collusion/",
+        collection_collusion,
+        name="collection_collusion",
     ),
     path("imports/<int:import_id>/retry/", views.import_retry, name="import_retry"),
     path("documents/<int:document_id>/", views.document_detail, name="document_detail"),

@@ -30,6 +30,7 @@ from documents.forms import (
 )
 from documents.highlight import PALETTE_SIZE, highlight_html
 from documents.models import Collection
+from documents.views_overview import report_overview
 from workspaces import selectors as workspace_selectors
 from workspaces import services as workspace_services
 
@@ -437,6 +438,17 @@ def document_report(request: AuthenticatedHttpRequest, document_id: int) -> Http
         messages.error(request, f"{error} The collection's settings are shown.")
         rules = Rules.of(document.collection)
     report = selectors.report_get(document=document, rules=rules)
+    if not request.GET.get("source"):  # every source at once; `?source=` one side by side
+        long_text = len(document.text) > LONG_TEXT
+        around = REPORT_CONTEXT if long_text and not request.GET.get("full") else None
+        controls: dict[str, object] = {
+            "toggles": _toggles(request, rules),
+            "source_rows": _source_rows(request, report.sources, rules),
+            "copied_by_rows": _source_rows(request, report.copied_by, rules),
+        }
+        return report_overview(
+            request, report=report, around=around, long_text=long_text, controls=controls
+        )
     chosen = _chosen_source(report, request.GET.get("source"))
     source = (
         None

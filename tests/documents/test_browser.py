@@ -112,6 +112,10 @@ def test_a_user_uploads_and_reads_the_highlighted_report(
 
     submit(driver, driver.find_element(By.LINK_TEXT, "zh_suspicious.txt"))
     submit(driver, driver.find_element(By.ID, "report-link"))
+    # The match overview first; its source opens side by side.
+    assert "zh_source.txt" in driver.find_element(By.ID, "overview-sources").text
+    assert driver.find_elements(By.CSS_SELECTOR, "#overview-text mark.c0")
+    submit(driver, driver.find_element(By.CSS_SELECTOR, "#overview-sources a"))
     assert "zh_source.txt" in driver.find_element(By.ID, "sources").text
     left = driver.find_elements(By.CSS_SELECTOR, "#query-text mark")
     right = driver.find_elements(By.CSS_SELECTOR, "#source-text mark")

@@ -71,9 +71,9 @@ def test_the_failure_reason_is_shown(browser, collection):
 
 
 def test_the_report_highlights_both_sides(browser, collection):
-    processed(collection, "zh_source.txt")
+    source = processed(collection, "zh_source.txt")
     suspicious = processed(collection, "zh_suspicious.txt")
-    page = browser.get(f"/documents/{suspicious.id}/report/").content.decode()
+    page = browser.get(f"/documents/{suspicious.id}/report/?source={source.id}").content.decode()
     assert 'id="q-0"' in page and 'id="s-0"' in page
     assert "zh_source.txt" in page
 
