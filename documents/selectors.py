@@ -225,7 +225,7 @@ class PairView:
 
 
 def collection_pairs(
-    *, collection: Collection, visible: QuerySet[Collection], minimum: float = 0.0
+    *, collection: Collection, visible: QuerySet[Collection] | None = None, minimum: float = 0.0
 ) -> list[PairView]:
     """Every pair of documents sharing passages that involves a document of the collection,
     once (a pair of submissions is stored in both directions: one row with both shares, the
@@ -235,10 +235,11 @@ def collection_pairs(
     workspaces)."""
     # Both directions: an archive's documents are the sources of other collections' matches.
     involved = Q(document__collection=collection) | Q(source__collection=collection)
+    matches = Match.objects.filter(involved, source__collection__deleting=False)
+    if visible is not None:
+        matches = matches.filter(document__collection__in=visible, source__collection__in=visible)
     rows = (
-        Match.objects.filter(involved, source__collection__deleting=False)
-        .filter(document__collection__deleting=False)
-        .filter(document__collection__in=visible, source__collection__in=visible)
+        matches.filter(document__collection__deleting=False)
         .values(
             "document_id",
             "document__folder",

@@ -113,7 +113,16 @@ def test_report_lists_sources_with_offsets_into_the_texts(api, collection):
     assert (entry["document"], entry["title"]) == (source.id, "zh_source.txt")
     assert entry["collection"] == collection.name
     [passage] = entry["passages"]
-    assert set(passage) == {"start", "end", "source_start", "source_end", "score", "excluded"}
+    assert set(passage) == {
+        "start",
+        "end",
+        "source_start",
+        "source_end",
+        "score",
+        "kind",
+        "excluded",
+    }
+    assert passage["kind"] == "verbatim"  # a copy of whole sentences
     text = api.get(f"/api/documents/{suspicious.id}/text/").content.decode()
     source_text = api.get(f"/api/documents/{source.id}/text/").content.decode()
     copied = text[passage["start"] : passage["end"]]
