@@ -30,7 +30,7 @@ def migrate(step) -> None:  # type: ignore[no-untyped-def]
 def pickled_run(collection, owner, add_pages) -> DedupRun:
     """A finished periods run whose rows hold what the earlier code wrote: pickles."""
     add_pages(*STORY_0, *STORY_6, STORY_1[0])
-    run = services.dedup_run_start(collection=collection, method="periods", user=owner)
+    run = services.dedup_run_start(collection=collection, method="periods")
     services.dedup_run_execute(run_id=run.id)
     run.refresh_from_db()
     DedupRun.objects.filter(id=run.id).update(

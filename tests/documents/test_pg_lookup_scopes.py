@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from detection import DocumentAnalysis, SentenceRecord
+from documents import services
 from documents.index import store as pg_index
 from documents.index.store import PostgresSentenceIndex
-from documents.models import Collection, Document
+from documents.models import Document
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +21,7 @@ def archive(owner):
     """Thirty documents over a small vocabulary of features: some in one document, some in
     many (several above a lookup's max_df), in two collections."""
     rng = np.random.default_rng(7)
-    collections = [Collection.objects.create(owner=owner, name=f"c{k}") for k in range(2)]
+    collections = [services.collection_create(owner=owner, name=f"c{k}") for k in range(2)]
     documents = []
     for n in range(30):
         common = {0, 3} if n % 3 != 2 else set()  # in 20 documents
