@@ -95,6 +95,7 @@ class Worker:
         self.log_dir = log_dir
         self.process: subprocess.Popen[bytes] | None = None
         self.started = 0
+        self.restarts = 0  # after the worker ended by itself
         self.orphans: list[int] = []
 
     def start(self) -> None:
@@ -115,6 +116,14 @@ class Worker:
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the worker did not start:\n{log.read_text()}")
             time.sleep(0.3)
+
+    def supervise(self) -> None:
+        """Start the worker again if it ended by itself, as `make run` and `make serve` do
+        (Celery's consumer can die of a lost broker connection: "Unrecoverable error")."""
+        if self.process is not None and self.process.poll() is not None:
+            print(f"  the worker ended ({self.process.returncode}); starting it again", flush=True)
+            self.restarts += 1
+            self.start()
 
     def kill(self) -> None:
         """SIGKILL the main process (its pool children are left as they are, as they would be)."""
@@ -166,6 +175,7 @@ class Outcome:
     failed: int
     duplicates: int
     reports_equal: int
+    restarts: int  # of a worker that ended by itself
     seconds: float
 
     @property
@@ -219,6 +229,7 @@ class Run:
     def wait(self, collection_id: int, enough: Callable[[list[str]], bool]) -> None:
         deadline = time.monotonic() + FINISH_WITHIN_SECONDS
         while not enough(self.statuses(collection_id)):
+            self.worker.supervise()
             if time.monotonic() > deadline:
                 raise RuntimeError(f"collection {collection_id}: {self.statuses(collection_id)}")
             time.sleep(0.5)
@@ -246,6 +257,7 @@ class Run:
 
         print(f"- {fault}", flush=True)
         started = time.monotonic()
+        restarts = self.worker.restarts
         collection = database(lambda: services.collection_create(owner=self.user, name=fault[:200]))
         unfinished = 0
         if during_uploads and inject is not None:
@@ -277,6 +289,7 @@ class Run:
             failed=statuses.count("failed"),
             duplicates=len(statuses) - accepted,
             reports_equal=equal,
+            restarts=self.worker.restarts - restarts,
             seconds=time.monotonic() - started,
         )
         print(f"  {outcome}", flush=True)
@@ -339,18 +352,21 @@ def scenarios(run: Run, worker: Worker) -> list[Outcome]:
 def table(outcomes: list[Outcome]) -> str:
     lines = [
         f"| fault injected ({DOCUMENTS} documents each) | unfinished at the fault | accepted "
-        "| done | failed | duplicates | reports equal | minutes |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| done | failed | duplicates | reports equal | worker restarted | minutes |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for o in outcomes:
         lines.append(
             f"| {o.fault} | {o.unfinished} | {o.accepted}/{o.uploaded} | {o.done} | {o.failed} "
-            f"| {o.duplicates} | {o.reports_equal}/{o.accepted} | {o.seconds / 60:.1f} |"
+            f"| {o.duplicates} | {o.reports_equal}/{o.accepted} | {o.restarts} "
+            f"| {o.seconds / 60:.1f} |"
         )
     return "\n".join(lines)
 
 
 def main() -> int:
+    # Stopped (SIGTERM): the worker is stopped and the database dropped all the same.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     os.environ.setdefault("TEST_DATABASE_NAME", f"test_faults_{os.getpid()}")
     os.environ.update(FAST)
