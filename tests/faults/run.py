@@ -39,23 +39,21 @@ FAST = {
     "SWEEP_SECONDS": "3",
 }
 
-EN_WORDS = (
-    "water supply region committee report engineers pipes plants rainfall river city council "
-    "budget school teachers students library museum history science energy solar wind farm "
-    "harvest market price village bridge road railway station harbour island forest mountain "
-    "winter summer festival music theatre hospital doctor nurse patient medicine research data "
-    "survey policy reform election minister court law judge trial witness evidence company "
-    "factory worker union wage tax trade export import bank loan interest growth"
-).split()
-ZH_WORDS = (
-    "水资源 委员会 报告 工程师 管道 降雨 河流 城市 预算 学校 教师 学生 图书馆 博物馆 历史 科学 "
-    "能源 太阳能 风力 农场 收成 市场 价格 村庄 桥梁 公路 铁路 车站 港口 岛屿 森林 山区 冬天 夏天 "
-    "节日 音乐 剧院 医院 医生 护士 病人 药品 研究 数据 调查 政策 改革 选举 部长 法院 法律 法官 "
-    "审判 证人 证据 公司 工厂 工人 工会 工资 税收 贸易 出口 进口 银行 贷款 利息 增长"
-).split()
+# Made-up words (Latin letters, and pairs of common hanzi): two paragraphs written apart share
+# no sentence by chance, so each report holds exactly the copied paragraphs.
+_WORDS = random.Random(2026)
+EN_WORDS = [
+    "".join(_WORDS.choice("bcdfghjklmnpqrstvwxz" if i % 2 else "aeiou") for i in range(7))
+    for _ in range(3000)
+]
+ZH_WORDS = ["".join(chr(0x4E00 + _WORDS.randrange(3000)) for _ in range(2)) for _ in range(3000)]
 
 
 def paragraph(rng: random.Random, chinese: bool) -> str:
+    """Random sentences, ended by a word of the paragraph's own: a copied passage's borders
+    are the paragraph's. (Words that happen to agree across a border extend a passage on one
+    side only, and which side is stored depends on which of the two documents was checked
+    last: an order this suite does not fix.)"""
     sentences = []
     for _ in range(rng.randint(6, 10)):
         words = [rng.choice(ZH_WORDS if chinese else EN_WORDS) for _ in range(rng.randint(8, 16))]
@@ -63,6 +61,8 @@ def paragraph(rng: random.Random, chinese: bool) -> str:
             sentences.append("".join(words) + "。")
         else:
             sentences.append(" ".join(words).capitalize() + ".")
+    tag = "".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(10))
+    sentences.append(f"{tag}。" if chinese else f"{tag.capitalize()}.")
     return ("" if chinese else " ").join(sentences)
 
 
@@ -95,6 +95,7 @@ class Worker:
         self.log_dir = log_dir
         self.process: subprocess.Popen[bytes] | None = None
         self.started = 0
+        self.restarts = 0  # after the worker ended by itself
         self.orphans: list[int] = []
 
     def start(self) -> None:
@@ -115,6 +116,14 @@ class Worker:
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the worker did not start:\n{log.read_text()}")
             time.sleep(0.3)
+
+    def supervise(self) -> None:
+        """Start the worker again if it ended by itself, as `make run` and `make serve` do
+        (Celery's consumer can die of a lost broker connection: "Unrecoverable error")."""
+        if self.process is not None and self.process.poll() is not None:
+            print(f"  the worker ended ({self.process.returncode}); starting it again", flush=True)
+            self.restarts += 1
+            self.start()
 
     def kill(self) -> None:
         """SIGKILL the main process (its pool children are left as they are, as they would be)."""
@@ -166,6 +175,7 @@ class Outcome:
     failed: int
     duplicates: int
     reports_equal: int
+    restarts: int  # of a worker that ended by itself
     seconds: float
 
     @property
@@ -219,6 +229,7 @@ class Run:
     def wait(self, collection_id: int, enough: Callable[[list[str]], bool]) -> None:
         deadline = time.monotonic() + FINISH_WITHIN_SECONDS
         while not enough(self.statuses(collection_id)):
+            self.worker.supervise()
             if time.monotonic() > deadline:
                 raise RuntimeError(f"collection {collection_id}: {self.statuses(collection_id)}")
             time.sleep(0.5)
@@ -246,6 +257,7 @@ class Run:
 
         print(f"- {fault}", flush=True)
         started = time.monotonic()
+        restarts = self.worker.restarts
         collection = database(lambda: services.collection_create(owner=self.user, name=fault[:200]))
         unfinished = 0
         if during_uploads and inject is not None:
@@ -265,6 +277,9 @@ class Run:
             self.baseline = reports
         names = [name for name, _ in self.files]
         equal = sum(reports.get(name) == self.baseline.get(name) for name in names)
+        for name in names:
+            if reports.get(name) != self.baseline.get(name):
+                print(f"  {name}: {reports.get(name)} != {self.baseline.get(name)}")
         outcome = Outcome(
             fault=fault,
             unfinished=unfinished,
@@ -274,6 +289,7 @@ class Run:
             failed=statuses.count("failed"),
             duplicates=len(statuses) - accepted,
             reports_equal=equal,
+            restarts=self.worker.restarts - restarts,
             seconds=time.monotonic() - started,
         )
         print(f"  {outcome}", flush=True)
@@ -308,6 +324,18 @@ def scenarios(run: Run, worker: Worker) -> list[Outcome]:
         time.sleep(2)
         worker.start()  # what the supervisor of make run / make serve does
 
+    chosen = os.environ.get("FAULT_SCENARIOS", "")  # e.g. "1,4": the baseline and those
+    if chosen:
+        picked = [int(n) for n in chosen.split(",")]
+        menu = [
+            ("none (baseline)", None),
+            ("Redis stopped", outage("redis", OUTAGE_SECONDS)),
+            ("Redis stopped during uploads", outage("redis", OUTAGE_SECONDS)),
+            ("PostgreSQL restarted during processing", outage("postgres", 1)),
+            ("PostgreSQL stopped", outage("postgres", 2 * OUTAGE_SECONDS)),
+            ("worker SIGKILLed", kill_and_restart),
+        ]
+        return [run.scenario(menu[n][0], menu[n][1], during_uploads=n == 2) for n in [0, *picked]]
     return [
         run.scenario("none (baseline)", None),
         run.scenario(f"Redis stopped {OUTAGE_SECONDS:g} s during processing",
@@ -324,18 +352,21 @@ def scenarios(run: Run, worker: Worker) -> list[Outcome]:
 def table(outcomes: list[Outcome]) -> str:
     lines = [
         f"| fault injected ({DOCUMENTS} documents each) | unfinished at the fault | accepted "
-        "| done | failed | duplicates | reports equal | minutes |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| done | failed | duplicates | reports equal | worker restarted | minutes |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for o in outcomes:
         lines.append(
             f"| {o.fault} | {o.unfinished} | {o.accepted}/{o.uploaded} | {o.done} | {o.failed} "
-            f"| {o.duplicates} | {o.reports_equal}/{o.accepted} | {o.seconds / 60:.1f} |"
+            f"| {o.duplicates} | {o.reports_equal}/{o.accepted} | {o.restarts} "
+            f"| {o.seconds / 60:.1f} |"
         )
     return "\n".join(lines)
 
 
 def main() -> int:
+    # Stopped (SIGTERM): the worker is stopped and the database dropped all the same.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     os.environ.setdefault("TEST_DATABASE_NAME", f"test_faults_{os.getpid()}")
     os.environ.update(FAST)
