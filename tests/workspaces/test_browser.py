@@ -48,6 +48,9 @@ def test_a_reviewer_records_a_verdict_and_has_no_upload_or_delete_control(
     no_write_controls()
     submit(driver, driver.find_element(By.ID, "report-link"))
     no_write_controls()
+    # The report opens on the match overview; the source's name opens the pair side by side.
+    submit(driver, driver.find_element(By.PARTIAL_LINK_TEXT, "water.txt"))
+    no_write_controls()
     assert "No verdict yet." in driver.find_element(By.ID, "pair-verdict").text
 
     driver.find_element(By.CSS_SELECTOR, "#verdict-form textarea[name=note]").send_keys(
