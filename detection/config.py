@@ -97,6 +97,9 @@ class DetectorConfig:
         verbatim_ratio: a passage whose term sequences agree at least this much is verbatim.
         verbatim_terms: a pair with a verbatim Low-IDF-Sig passage of this many terms is a
             verbatim copy: its Low-IDF-Sig passages are its passages.
+        min_latin_terms: in a verbatim pair, a passage without Chinese words needs this many
+            terms (shorter English passages beside a long copy are mostly text that pages
+            share, not more copying).
         border_slack: a disguised passage moves a word-exact border of a Low-IDF-Sig passage
             it overlaps only when it reaches further by at least this many characters.
     """
@@ -147,6 +150,7 @@ class DetectorConfig:
     verbatim_ratio: float = 0.8
     verbatim_terms: int = 25
     border_slack: int = 50
+    min_latin_terms: int = 12
 
     def __post_init__(self) -> None:
         if min(self.chain_length, self.han_chain_length, self.antecedents) < 0 or (

@@ -29,12 +29,12 @@ from difflib import SequenceMatcher
 
 from detection.config import DetectorConfig
 from detection.extension import Fragment, extend_seeds, resolve_overlaps
-from detection.lexicon import terms
+from detection.lexicon import is_han, terms
 from detection.model import Passage, PassageKind
 from detection.refine import WordView
 from detection.seeding import PairSpace, Seed, Units, pair_space, seed_pairs
 
-__all__ = ["align_units", "exact_kinds", "merge_passages", "passage_kind"]
+__all__ = ["align_units", "exact_kinds", "merge_passages", "not_tiny", "passage_kind"]
 
 
 def _fragments(
@@ -233,6 +233,21 @@ def exact_kinds(
         verbatim |= kind == "verbatim" and len(query_terms) >= config.verbatim_terms
         found.append(replace(p, kind=kind))
     return found, verbatim
+
+
+def not_tiny(passage: Passage, query: WordView, least: int) -> bool:
+    """Whether a passage without Chinese words holds at least ``least`` terms.
+
+    Asked of the passages of a verbatim pair: beside a long verbatim copy, short English
+    passages of the same source are mostly text both pages share (headings, names, a
+    quotation), not more copying (Sanchez-Perez et al. keep only the long common substrings
+    of a verbatim pair).  A short Chinese passage is left to the Low-IDF-Sig rules, which
+    already ask a one-sentence copy for mass."""
+    first, last = query.word_range((passage.start, passage.end))
+    words = list(query.words[first:last])
+    if any(is_han(word) for word in words):
+        return True
+    return len(terms(words)) >= least
 
 
 def merge_passages(
