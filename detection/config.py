@@ -146,7 +146,7 @@ class DetectorConfig:
     summary_stride: float = 2.0
     summary_best: float = 0.4
     min_fragment_terms: int = 12
-    single_cosine: float = 0.5
+    single_cosine: float = 0.55
     verbatim_ratio: float = 0.8
     verbatim_terms: int = 25
     border_slack: int = 50
