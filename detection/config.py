@@ -90,6 +90,8 @@ class DetectorConfig:
         summary_stride: the median source step between consecutive summary sentences must
             reach this many units (a copy read in order steps by about one).
         min_fragment_terms: fragments with fewer terms on either side are dropped.
+        edge_cosine: a fragment grows at each end by the next units of both sides while they
+            are at least this alike (None: no growth).
         single_cosine: a fragment whose seeds hold one unit on either side needs a seed with
             this cosine; summary_best: a summary fragment needs a seed with this cosine (one
             summary sentence at least that close to a source sentence; topical neighbours
@@ -146,6 +148,7 @@ class DetectorConfig:
     summary_stride: float = 2.0
     summary_best: float = 0.4
     min_fragment_terms: int = 12
+    edge_cosine: float | None = 0.2
     single_cosine: float = 0.55
     verbatim_ratio: float = 0.8
     verbatim_terms: int = 25
