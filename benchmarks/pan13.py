@@ -58,6 +58,14 @@ def _peer(data: Path, out: Path, template: str, cwd: Path | None) -> float:
     return time.perf_counter() - started
 
 
+def _commit() -> str:
+    """The repository's commit (with ``+`` when the work tree has changes)."""
+    here = Path(__file__).parent
+    run = subprocess.run(["git", "describe", "--always", "--dirty=+"], cwd=here,
+                         capture_output=True, text=True, check=False)  # fmt: skip
+    return run.stdout.strip() or "unknown"
+
+
 def _row(row: EvaluationRow) -> dict[str, Any]:
     s = row.scores
     return {
@@ -100,6 +108,7 @@ def main() -> None:
             "machine": f"{platform.machine()}, {os.cpu_count()} cores",
             "jobs": arguments.jobs,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "commit": _commit(),
         }
         result["ours_seconds"] = round(_ours(arguments.data, ours_out, arguments.jobs), 1)
         result["ours"] = [_row(r) for r in evaluation_rows(arguments.data, ours_out)]

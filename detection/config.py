@@ -90,6 +90,8 @@ class DetectorConfig:
         summary_stride: the median source step between consecutive summary sentences must
             reach this many units (a copy read in order steps by about one).
         min_fragment_terms: fragments with fewer terms on either side are dropped.
+        edge_cosine: a fragment grows at each end by the next units of both sides while they
+            are at least this alike (None: no growth).
         single_cosine: a fragment whose seeds hold one unit on either side needs a seed with
             this cosine; summary_best: a summary fragment needs a seed with this cosine (one
             summary sentence at least that close to a source sentence; topical neighbours
@@ -97,6 +99,9 @@ class DetectorConfig:
         verbatim_ratio: a passage whose term sequences agree at least this much is verbatim.
         verbatim_terms: a pair with a verbatim Low-IDF-Sig passage of this many terms is a
             verbatim copy: its Low-IDF-Sig passages are its passages.
+        min_latin_terms: in a verbatim pair, a passage without Chinese words needs this many
+            terms (shorter English passages beside a long copy are mostly text that pages
+            share, not more copying).
         border_slack: a disguised passage moves a word-exact border of a Low-IDF-Sig passage
             it overlaps only when it reaches further by at least this many characters.
     """
@@ -143,10 +148,12 @@ class DetectorConfig:
     summary_stride: float = 2.0
     summary_best: float = 0.4
     min_fragment_terms: int = 12
-    single_cosine: float = 0.5
+    edge_cosine: float | None = 0.2
+    single_cosine: float = 0.55
     verbatim_ratio: float = 0.8
     verbatim_terms: int = 25
     border_slack: int = 50
+    min_latin_terms: int = 12
 
     def __post_init__(self) -> None:
         if min(self.chain_length, self.han_chain_length, self.antecedents) < 0 or (

@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 
 from detection.align import Alignment, align
 from detection.config import DEFAULT_CONFIG, DetectorConfig
-from detection.disguise import align_units, exact_kinds, merge_passages
+from detection.disguise import align_units, exact_kinds, merge_passages, not_tiny
 from detection.errors import DetectionError
 from detection.features import FeatureModel, feature_model
 from detection.index import MemoryIndex, SentenceIndex
@@ -287,7 +287,10 @@ def detect_with_sources(
         disguised = (
             [] if verbatim else align_units(document, units, sources.units(document), config)
         )
-        passages.extend(merge_passages(exact, disguised, verbatim, config.border_slack))
+        merged = merge_passages(exact, disguised, verbatim, config.border_slack)
+        if verbatim:
+            merged = [p for p in merged if not_tiny(p, query_view, config.min_latin_terms)]
+        passages.extend(merged)
     return sorted(passages, key=lambda p: (p.start, p.end, p.source, p.source_start))
 
 

@@ -29,12 +29,12 @@ from difflib import SequenceMatcher
 
 from detection.config import DetectorConfig
 from detection.extension import Fragment, extend_seeds, resolve_overlaps
-from detection.lexicon import terms
+from detection.lexicon import is_han, terms
 from detection.model import Passage, PassageKind
 from detection.refine import WordView
 from detection.seeding import PairSpace, Seed, Units, pair_space, seed_pairs
 
-__all__ = ["align_units", "exact_kinds", "merge_passages", "passage_kind"]
+__all__ = ["align_units", "exact_kinds", "merge_passages", "not_tiny", "passage_kind"]
 
 
 def _fragments(
@@ -156,6 +156,36 @@ def _stride(fragment: Fragment) -> float:
     return float(steps[len(steps) // 2]) if steps else 0.0
 
 
+def _grown(
+    fragments: Sequence[Fragment], space: PairSpace, query: Units, source: Units, least: float
+) -> list[Fragment]:
+    """Fragments grown at both ends while the next units on both sides are at least ``least``
+    alike (tf-isf cosine): the first and last sentences of a copy are edited most, too much
+    for a seed, and still share more than unrelated neighbours do.  A fragment stops at
+    another fragment's units."""
+    taken = {q for f in fragments for q in range(f.query[0], f.query[1] + 1)}
+    grown = []
+    for f in fragments:
+        (q0, q1), (s0, s1) = f.query, f.source
+        while q0 > 0 and s0 > 0 and q0 - 1 not in taken and _alike(space, q0 - 1, s0 - 1, least):
+            q0, s0 = q0 - 1, s0 - 1
+            taken.add(q0)
+        while (
+            q1 + 1 < len(query)
+            and s1 + 1 < len(source)
+            and q1 + 1 not in taken
+            and _alike(space, q1 + 1, s1 + 1, least)
+        ):
+            q1, s1 = q1 + 1, s1 + 1
+            taken.add(q1)
+        grown.append(f._replace(query=(q0, q1), source=(s0, s1)))
+    return grown
+
+
+def _alike(space: PairSpace, query_unit: int, source_unit: int, least: float) -> bool:
+    return space.fragment_cosine((query_unit, query_unit), (source_unit, source_unit)) >= least
+
+
 def align_units(
     document: int, query: Units, source: Units, config: DetectorConfig
 ) -> list[Passage]:
@@ -173,6 +203,8 @@ def align_units(
     summary = bool(condensed) and all(_stride(f) >= config.summary_stride for f in condensed)
     if summary:
         fragments = condensed
+    elif config.edge_cosine is not None:
+        fragments = _grown(fragments, space, query, source, config.edge_cosine)
     passages = []
     for fragment in fragments:
         start, end = query.chars(*fragment.query)
@@ -233,6 +265,21 @@ def exact_kinds(
         verbatim |= kind == "verbatim" and len(query_terms) >= config.verbatim_terms
         found.append(replace(p, kind=kind))
     return found, verbatim
+
+
+def not_tiny(passage: Passage, query: WordView, least: int) -> bool:
+    """Whether a passage without Chinese words holds at least ``least`` terms.
+
+    Asked of the passages of a verbatim pair: beside a long verbatim copy, short English
+    passages of the same source are mostly text both pages share (headings, names, a
+    quotation), not more copying (Sanchez-Perez et al. keep only the long common substrings
+    of a verbatim pair).  A short Chinese passage is left to the Low-IDF-Sig rules, which
+    already ask a one-sentence copy for mass."""
+    first, last = query.word_range((passage.start, passage.end))
+    words = list(query.words[first:last])
+    if any(is_han(word) for word in words):
+        return True
+    return len(terms(words)) >= least
 
 
 def merge_passages(

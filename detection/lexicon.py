@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from detection.idf import load_idf_model
 
-__all__ = ["terms", "term", "english_stopwords", "chinese_stopwords", "cilin_groups"]
+__all__ = ["terms", "term", "is_han", "english_stopwords", "chinese_stopwords", "cilin_groups"]
 
 _ENGLISH_STOPWORDS: Final = 120  # most frequent English words of the IDF table dropped
 _CHINESE_STOPWORDS: Final = 60  # most frequent Chinese words dropped
@@ -83,13 +83,14 @@ def _stemmer() -> Any:
     return Stemmer.Stemmer("english")
 
 
-def _is_han(word: str) -> bool:
+def is_han(word: str) -> bool:
+    """Whether ``word`` (a token of :mod:`detection.words`) is a Chinese word."""
     return "\u3400" <= word[0] <= "\u9fff" or "\uf900" <= word[0] <= "\ufaff" or word[0] > "\uffff"
 
 
 def term(word: str) -> str | None:
     """The normalised term of one word of normalised text, or None for a stop word."""
-    if _is_han(word):
+    if is_han(word):
         if word in chinese_stopwords():
             return None
         return cilin_groups().get(word, word)

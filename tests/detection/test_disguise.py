@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from detection import DEFAULT_CONFIG, MemoryIndex, Passage, analyze, compare
 from detection.detector import detect_refined, query_units
-from detection.disguise import align_units, merge_passages, passage_kind
+from detection.disguise import _grown, align_units, merge_passages, passage_kind
 from detection.extension import Fragment, cluster_seeds, extend_seeds, resolve_overlaps
 from detection.lexicon import term, terms
 from detection.seeding import Seed, pair_space, seed_pairs, text_units
@@ -276,3 +276,13 @@ def test_a_document_mixing_languages_gets_both_disguised_copies():
     assert 0 <= chinese.source_start < source.index("许多")
     assert chinese.end == len(query.rstrip())
     assert english.kind == chinese.kind == "edited"
+
+
+def test_a_fragment_grows_by_alike_neighbours_on_both_sides():
+    query = query_units(UNRELATED + DISGUISED, DEFAULT_CONFIG)
+    source = query_units(ORIGINAL, DEFAULT_CONFIG)
+    space = pair_space(query, source)
+    middle = Fragment((5, 7), (1, 3), 0.6, (Seed(5, 1, 0.6, 0.6), Seed(7, 3, 0.6, 0.6)))
+    # Units 4 and 8 are the disguised first and last sentences; unit 3 is unrelated text.
+    [grown] = _grown([middle], space, query, source, 0.2)
+    assert (grown.query, grown.source) == ((4, 8), (0, 4))
