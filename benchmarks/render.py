@@ -190,9 +190,63 @@ def peer_table(results: Results) -> str:
     return _table(header, rows)
 
 
+def pan13_table(results: Results) -> str:
+    """Per folder of the whole PAN 2013 training corpus: this detector against the peer
+    (Sanchez-Perez et al.'s public PAN code) in the same run, with both wall times."""
+    run = results["pan13"]
+    peer = {folder["folder"]: folder for folder in run.get("peer", [])}
+    rows = []
+    for ours in run["ours"]:
+        theirs = peer.get(ours["folder"])
+        if ours["cases"] == 0:
+            clean = f"{ours['pairs'] - ours['pairs_with_detections']}/{ours['pairs']} clean"
+            other = (
+                f"{theirs['pairs'] - theirs['pairs_with_detections']}/{theirs['pairs']} clean"
+                if theirs
+                else "—"
+            )
+            rows.append([ours["folder"], clean, "", "", "", other])
+            continue
+        rows.append(
+            [
+                ours["folder"],
+                f"**{_f(ours['plagdet'])}**",
+                _f(ours["precision"]),
+                _f(ours["recall"]),
+                _f(ours["granularity"]),
+                _f(theirs["plagdet"]) if theirs else "—",
+            ]
+        )
+    rows.append(
+        [
+            "wall time (2 cores)",
+            f"{run['ours_seconds']:.0f} s",
+            "",
+            "",
+            "",
+            f"{run['peer_seconds']:.0f} s ({run['speed_ratio']:.1f}× ours)"
+            if run.get("peer_seconds")
+            else "—",
+        ]
+    )
+    header = ["pan13-train folder", "plagdet", "precision", "recall", "granularity", "peer plagdet"]
+    return _table(header, rows)
+
+
 def summary_table(results: Results) -> str:
     """The README's table: the headline figure of every evaluation, with its command."""
     rows = []
+    if "pan13" in results:
+        overall = results["pan13"]["ours"][-1]
+        rows.append(
+            [
+                "disguised copies, pan13-train (5,185 pairs)",
+                f"plagdet **{_f(overall['plagdet'], 4)}** (P {_f(overall['precision'], 4)}, "
+                f"R {_f(overall['recall'], 4)}), {results['pan13']['speed_ratio']:.1f}× faster "
+                "than the PAN 2014 winner's code",
+                "`python -m benchmarks.pan13 ../shared/data/pan13-train --peer CMD`",
+            ]
+        )
     for name, entry in results["plagdet"]["sets"].items():
         overall = entry["folders"][-1]
         rows.append(
@@ -253,6 +307,7 @@ TABLES: dict[str, Callable[[Results], str]] = {
     "archive": archive_table,
     "targets": targets_table,
     "peer": peer_table,
+    "pan13": pan13_table,
 }
 
 _BLOCK = re.compile(r"(<!-- BEGIN bench:(\w+) -->\n).*?(<!-- END bench:\2 -->)", re.S)
