@@ -261,8 +261,14 @@ def summary_table(results: Results) -> str:
         rows.append(
             [
                 f"whole pipeline, {name}",
-                f"character P {_f(entry['precision'])}, R {_f(entry['recall'])}",
-                f"`{PIPELINE_COMMAND.format(set=name)}`",
+                f"character P {_f(entry['precision'])}, R {_f(entry['recall'])}"
+                + (
+                    f" (command line on the same pairs: P {_f(entry['cli_precision'])}, "
+                    f"R {_f(entry['cli_recall'])})"
+                    if "cli_precision" in entry
+                    else ""
+                ),
+                f"`{PIPELINE_COMMAND.format(set=name)}{entry.get('options', '')}`",
             ]
         )
     zh = results["neardup"]["sets"].get("zh-reprints-dev")

@@ -28,3 +28,17 @@ def test_it_scores_a_pair_and_cleans_up(tmp_path, capsys, django_user_model):
     assert "character precision 1.000, recall 1.000" in out
     assert not Document.objects.exists()
     assert not django_user_model.objects.exists()
+
+
+def test_extracted_positions_map_back_to_the_raw_file_across_folded_white_space():
+    from documents.management.commands.evaluate_pipeline import _raw_positions
+
+    raw = "  Water  flows.\n\n  Rain   falls."
+    text = "Water flows.\n\nRain falls."
+    positions = _raw_positions(raw, text)
+    assert len(positions) == len(text)
+    assert [raw[p] for p in positions] == [
+        c if not c.isspace() else raw[p] for c, p in zip(text, positions, strict=True)
+    ]
+    assert raw[positions[text.index("Rain")] : positions[text.index("Rain")] + 4] == "Rain"
+    assert positions[text.index("falls")] == raw.index("falls")

@@ -58,6 +58,20 @@ def _cli_found(root: Path, xml_path: Path) -> list[tuple[int, int]]:
         return _truth(next((folder / "out").glob("*.xml")), "detected-plagiarism")
 
 
+def _raw_positions(raw: str, text: str) -> list[int]:
+    """For each character of the extracted `text`, its position in the `raw` file, which the
+    truth's offsets count: reading a plain-text file folds runs of white space and trims
+    lines, so the two differ only by white space."""
+    positions, i = [], 0
+    for char in text:
+        while i < len(raw) and raw[i] != char and raw[i].isspace():
+            i += 1
+        positions.append(min(i, len(raw) - 1))
+        if i < len(raw) and raw[i] == char:
+            i += 1
+    return positions
+
+
 def _measures(totals: dict[str, int]) -> str:
     tp, fp, fn = totals["tp"], totals["fp"], totals["fn"]
     return f"character precision {tp / max(1, tp + fp):.3f}, recall {tp / max(1, tp + fn):.3f}"
@@ -134,5 +148,11 @@ class Command(BaseCommand):
             ids.append(document.id)
         for document_id in ids:
             services.document_process(document_id=document_id)
-        report = selectors.report_get(document=Document.objects.get(id=ids[1]))
-        return _characters([(p.start, p.end) for s in report.sources for p in s.passages])
+        suspicious_document = Document.objects.get(id=ids[1])
+        report = selectors.report_get(document=suspicious_document)
+        found = _characters([(p.start, p.end) for s in report.sources for p in s.passages])
+        raw = (root / "susp" / f"{suspicious}.txt").read_text(encoding="utf-8-sig")
+        if raw == suspicious_document.text:
+            return found
+        positions = _raw_positions(raw, suspicious_document.text)
+        return {positions[i] for i in found if i < len(positions)}
