@@ -3,7 +3,8 @@
 What a teacher hands to a student or an exam board: the document (name, submission time,
 SHA-256 of the file as uploaded), the settings the similarity was computed with, the overall
 and per-source similarity, the full text with every passage in its source's colour (passages
-left out greyed, with the reason), and each passage beside the source's text.
+left out greyed, with the reason), each passage beside the source's text, and the reviewers'
+verdicts in force with who recorded them and when.
 
 The HTML holds its CSS inline and links nothing; WeasyPrint lays the same HTML out as a PDF
 with the system's fonts (Debian's Noto CJK for Chinese: scripts/setup.sh).
@@ -20,6 +21,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from documents.selectors import LeftOut, PassageView, Report, SourceView
+from documents.verdicts import verdicts_for_document
 
 # Source colours (cycled), light enough to read black text on, distinct in print.
 COLOURS = (
@@ -69,8 +71,20 @@ def evidence_html(report: Report, source_texts: dict[int, str]) -> str:
         ],
         "colours": COLOURS,
         "excluded_colour": EXCLUDED_COLOUR,
+        "verdicts": _verdict_rows(report),
     }
     return render_to_string("documents/evidence.html", context)
+
+
+def _verdict_rows(report: Report) -> list[dict[str, object]]:
+    """The verdicts in force on the document's pairs and passages, with the other document's
+    title (when the report lists it) and the passage's characters."""
+    titles = {s.document: s.title for s in (*report.sources, *report.copied_by)}
+    rows = []
+    for verdict in verdicts_for_document(document=report.document):
+        other = verdict.source if verdict.document == report.document.id else verdict.document
+        rows.append({"verdict": verdict, "other": titles.get(other, f"document {other}")})
+    return rows
 
 
 def evidence_pdf(report: Report, source_texts: dict[int, str]) -> bytes:

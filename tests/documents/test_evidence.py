@@ -108,3 +108,22 @@ def test_the_report_toggles_refuse_bad_values(api, copier):
     for query in ("exclude_quotes=maybe", "min_match_words=-3", "exclude_source=a,b"):
         answer = api.get(f"/api/documents/{copier.id}/report.pdf?{query}")
         assert answer.status_code == 400, query
+
+
+def test_the_evidence_report_shows_the_verdicts_in_force_with_who_and_when(api, owner, copier):
+    from documents import services
+    from documents.models import Match
+
+    source_id = Match.objects.get(document=copier).source_id
+    services.verdict_record(
+        document=copier, source_id=source_id, value="not_copying", author=owner, note="cited"
+    )
+    services.verdict_record(
+        document=copier, source_id=source_id, value="confirmed", author=owner, note="same words"
+    )
+    html = api.get(f"/api/documents/{copier.id}/report.html").content.decode()
+    verdicts = html[html.index('id="verdicts"') :]
+    verdicts = verdicts[: verdicts.index("</table>")]
+    assert "长江.txt" in verdicts and "Copying confirmed" in verdicts
+    assert "same words" in verdicts and owner.username in verdicts
+    assert "cited" not in verdicts  # the earlier verdict is history, not in force
