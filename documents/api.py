@@ -482,6 +482,20 @@ def _no_report(document: Document) -> Response | None:
     return None
 
 
+def _report_read(request: Request, document_id: int) -> selectors.Report | Response:
+    """The report of a document the user may read, with the request's exclusion toggles; or
+    the 409 (no report) or 400 (a toggle's value is invalid) answer."""
+    document = policy.document_for(user=request.user, document_id=document_id)
+    refusal = _no_report(document)
+    if refusal is not None:
+        return refusal
+    try:
+        rules = rules_from_query(document.collection, request.query_params)
+    except ValueError as error:
+        return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+    return selectors.report_get(document=document, rules=rules)
+
+
 class DocumentReportApi(APIView):
     @extend_schema(
         parameters=REPORT_PARAMETERS,
@@ -496,15 +510,9 @@ class DocumentReportApi(APIView):
     def get(self, request: Request, document_id: int) -> Response:
         """The document's sources with their passages. The toggles recompute the similarity
         from the stored passages, with these exclusions instead of the collection's."""
-        document = policy.document_for(user=request.user, document_id=document_id)
-        refusal = _no_report(document)
-        if refusal is not None:
-            return refusal
-        try:
-            rules = rules_from_query(document.collection, request.query_params)
-        except ValueError as error:
-            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        report = selectors.report_get(document=document, rules=rules)
+        report = _report_read(request, document_id)
+        if isinstance(report, Response):
+            return report
         return Response(ReportSerializer(report).data)
 
 
@@ -516,18 +524,12 @@ class _EvidenceApi(APIView):
     suffix = ""
 
     def get(self, request: Request, document_id: int) -> HttpResponse:
-        document = policy.document_for(user=request.user, document_id=document_id)
-        refusal = _no_report(document)
-        if refusal is not None:
-            return refusal
-        try:
-            rules = rules_from_query(document.collection, request.query_params)
-        except ValueError as error:
-            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        report = selectors.report_get(document=document, rules=rules)
+        report = _report_read(request, document_id)
+        if isinstance(report, Response):
+            return report
         body = self.render(report, selectors.report_source_texts(report=report))
         response = HttpResponse(body, content_type=self.media_type)
-        name = f"evidence-{document.id}.{self.suffix}"
+        name = f"evidence-{document_id}.{self.suffix}"
         response["Content-Disposition"] = f'inline; filename="{name}"'
         return response
 
