@@ -74,7 +74,9 @@ class DetectorConfig:
             passages only).
         candidate_pairs / max_candidates: a source is a candidate when it has a Low-IDF-Sig
             passage or at least candidate_pairs sentence pairs (edge pairs included) with the
-            query; of the latter, only the max_candidates with most pairs are aligned.
+            query; of the latter, only the max_candidates with the highest sum of pair scores
+            are aligned (None: all; a limit bounds the work per check in a large archive and
+            loses disguised copies whose sources share few pairs).
         min_unit_terms: a sentence with fewer terms is annexed to the next one.
         seed_cosine / seed_dice: a seed is a unit pair above both (tf-isf cosine, Dice).
         fragment_gap: units tolerated between seeds on either side of a fragment at first;
@@ -132,7 +134,7 @@ class DetectorConfig:
     extension_gap: int = 1
     disguise: bool = True
     candidate_pairs: int = 1
-    max_candidates: int = 30
+    max_candidates: int | None = None
     min_unit_terms: int = 3
     seed_cosine: float = 0.33
     seed_dice: float = 0.33

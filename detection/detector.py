@@ -227,9 +227,16 @@ class SourceViews:
 
 def _candidates(by_document: Mapping[int, list[SentencePair]], config: DetectorConfig) -> set[int]:
     """Sources with at least ``candidate_pairs`` sentence pairs, the ``max_candidates`` with
-    most of them: a disguised copy keeps a few edge pairs with its source even where no
-    sentence pair passes (the index is the candidate stage, as source retrieval is in PAN)."""
-    counted = [(len(p), d) for d, p in by_document.items() if len(p) >= config.candidate_pairs]
+    the highest sum of pair scores: a disguised copy keeps a few edge pairs with its source
+    even where no sentence pair passes (the index is the candidate stage, as source
+    retrieval is in PAN)."""
+    counted = [
+        (sum(p.score for p in pairs), d)
+        for d, pairs in by_document.items()
+        if len(pairs) >= config.candidate_pairs
+    ]
+    if config.max_candidates is None:
+        return {d for _, d in counted}
     return {d for _, d in sorted(counted, reverse=True)[: config.max_candidates]}
 
 
@@ -256,8 +263,10 @@ def detect_with_sources(
     """:func:`detect_refined` with a reusable :class:`SourceViews`; ``within``: only these
     sources are looked at (every step is per source, so their passages are the same)."""
     by_document = _pairs_by_document(analysis, index, exclude, config)
+    ranked = _candidates(by_document, config)  # before ``within``: the same for every caller
     if within is not None:
         by_document = {d: pairs for d, pairs in by_document.items() if d in within}
+        ranked &= set(within)
     alignments = _aligned(analysis, index, by_document, config)
     refined: list[Passage] = []
     if alignments:
@@ -271,7 +280,7 @@ def detect_with_sources(
         )
     if not config.disguise:
         return refined
-    candidates = _candidates(by_document, config) | {p.source for p in refined}
+    candidates = ranked | {p.source for p in refined}
     if not candidates:
         return refined
     units = query_units(text, config)

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from detection import DEFAULT_CONFIG, MemoryIndex, Passage, analyze, compare
-from detection.detector import detect_refined, query_units
+from detection.detector import SourceViews, detect_refined, detect_with_sources, query_units
 from detection.disguise import _grown, align_units, merge_passages, passage_kind
 from detection.extension import Fragment, cluster_seeds, extend_seeds, resolve_overlaps
 from detection.lexicon import term, terms
@@ -286,3 +286,21 @@ def test_a_fragment_grows_by_alike_neighbours_on_both_sides():
     # Units 4 and 8 are the disguised first and last sentences; unit 3 is unrelated text.
     [grown] = _grown([middle], space, query, source, 0.2)
     assert (grown.query, grown.source) == ((4, 8), (0, 4))
+
+
+def test_the_pan_path_picks_the_same_candidates_as_the_app():
+    """``within`` (the PAN pairs) is applied after candidates are ranked, so a limit on
+    candidates leaves a pair's passages as the app finds them."""
+    config = replace(DEFAULT_CONFIG, max_candidates=1)
+    index = MemoryIndex()
+    for number, text in enumerate((ORIGINAL, UNRELATED + ORIGINAL)):
+        index.add(number, analyze(text, config))
+    texts = [ORIGINAL, UNRELATED + ORIGINAL]
+    query = FOREIGN + DISGUISED
+    app = detect_refined(query, analyze(query, config), index, texts.__getitem__, config=config)
+    for source in (0, 1):
+        views = SourceViews(texts.__getitem__, config)
+        pan = detect_with_sources(
+            query, analyze(query, config), index, views, within={source}, config=config
+        )
+        assert pan == [p for p in app if p.source == source]
