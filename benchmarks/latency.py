@@ -21,6 +21,7 @@ from django.db import transaction
 from benchmarks.corpus import Recombiner, Variant, document_id
 from benchmarks.database import documents_load
 from detection import DEFAULT_CONFIG, DocumentAnalysis, detect
+from detection.detector import detect_refined
 from documents.index.store import PostgresSentenceIndex
 
 
@@ -126,6 +127,22 @@ def check_latency(
             passages.append(len(reported))
             sources.append(frozenset(p.source for p in reported))
     return Latency(lookup, check, asked, returned, passages, sources)
+
+
+def refined_check_ms(
+    index: PostgresSentenceIndex,
+    queries: Sequence[tuple[str, DocumentAnalysis]],
+    source_text: Callable[[int], str],
+) -> list[float]:
+    """Wall time per query of the check the app runs (`detect_refined`: the lookup, word-level
+    borders and the disguised-copy stage over every candidate source), with the source texts
+    read from memory rather than the database."""
+    timings = []
+    for text, analysis in queries:
+        started = time.perf_counter()
+        detect_refined(text, analysis, index, source_text)
+        timings.append((time.perf_counter() - started) * 1000)
+    return timings
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -18,6 +18,7 @@ import os
 import platform
 import resource
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,7 +61,10 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
     collection_id = database.bench_collection(alias)
     ingest_ids = list(range(min(options.ingest_docs, options.sizes[0])))
     ingest_figures = _ingest(recombiner, options, alias, collection_id, ingest_ids, say)
-    queries = _queries(recombiner, options.queries)
+    query_texts = [
+        recombiner.query(q, target_chars=QUERY_CHARS).text for q in range(options.queries)
+    ]
+    queries = [analyze(text) for text in query_texts]
     # The archive documents each worst-case query copies from (archive positions).
     truth = [recombiner.query_sources(q, target_chars=QUERY_CHARS) for q in range(options.queries)]
     typical = [
@@ -79,7 +83,7 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
         alias,
         collection_id,
         len(ingest_ids),
-        (queries, typical),
+        (queries, typical, query_texts),
         say,
         truth,
     )
@@ -239,14 +243,14 @@ def _agreement(recombiner: corpus.Recombiner, sample: int = 40) -> dict[str, flo
     return {"sample": sample, "mean": round(sum(values) / sample, 4), "min": round(min(values), 4)}
 
 
-def _queries(recombiner: corpus.Recombiner, count: int) -> list:  # type: ignore[type-arg]
-    texts = [recombiner.query(q, target_chars=QUERY_CHARS).text for q in range(count)]
-    return [analyze(text) for text in texts]
+def _variant_text(recombiner: corpus.Recombiner) -> Callable[[int], str]:
+    """An archive document's text by its Document id (the text its analysis was made from)."""
+    return lambda document: recombiner.variant(document - 1).text
 
 
 def _grow(recombiner, options, alias, collection_id, loaded, queries, say, truth):  # type: ignore[no-untyped-def]
     """Grow the archive size by size; measure at each size. Returns (curve, COPY figures)."""
-    queries, typical = queries
+    queries, typical, texts = queries
     version = queries[0].model_version
     clock = latency.LoadClock()
     index = latency.timed_index(alias, version, clock)
@@ -290,6 +294,12 @@ def _grow(recombiner, options, alias, collection_id, loaded, queries, say, truth
             "features_recorded_or_raised": heavy_recorded,
         }
         point["typical"] = latency.latency_summary(latency.check_latency(index, typical))
+        # The check a user waits for: with the texts, word borders and disguised copies.
+        refined = latency.refined_check_ms(
+            index, list(zip(texts, queries, strict=True)), _variant_text(recombiner)
+        )
+        point["refined_check_p50_ms"] = round(latency.percentile(refined, 0.5), 2)
+        point["refined_check_p95_ms"] = round(latency.percentile(refined, 0.95), 2)
         after = database.autovacuum_runs(alias)
         point["autovacuum_runs_during_latency"] = {
             table: runs - autovacuum_before.get(table, 0)
