@@ -68,10 +68,8 @@ def enqueue_many(
 ) -> None:
     """Queue task `name` once for each of `args_list` (one insert for all), sent once the
     current transaction commits (at once outside one)."""
-    send_after = timezone.now() + WRITER_OWNS
     messages = OutboxMessage.objects.bulk_create(
-        OutboxMessage(name=name, args=list(args), queue=queue or "", send_after=send_after)
-        for args in args_list
+        _message(name, tuple(args), queue, 0) for args in args_list
     )
     if messages:
         transaction.on_commit(lambda: _send(messages))
@@ -99,14 +97,23 @@ def outbox_first_args(name: str) -> set[Any]:
     return {args[0] for args in rows if args}
 
 
-def _write(name: str, args: tuple[Any, ...], queue: str | None, countdown: float) -> OutboxMessage:
-    return OutboxMessage.objects.create(
+def _message(
+    name: str, args: tuple[Any, ...], queue: str | None, countdown: float
+) -> OutboxMessage:
+    """An unsaved outbox row; its writer sends it, the sweep only after WRITER_OWNS."""
+    return OutboxMessage(
         name=name,
         args=list(args),
         queue=queue or "",
         countdown=countdown,
         send_after=timezone.now() + WRITER_OWNS,
     )
+
+
+def _write(name: str, args: tuple[Any, ...], queue: str | None, countdown: float) -> OutboxMessage:
+    message = _message(name, args, queue, countdown)
+    message.save()
+    return message
 
 
 def _send(messages: Sequence[OutboxMessage]) -> int:
