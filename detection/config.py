@@ -82,6 +82,9 @@ class DetectorConfig:
         fragment_gap: units tolerated between seeds on either side of a fragment at first;
             least_gap: the smallest gap validation may shrink it to.
         fragment_cosine: a fragment's joined units must be more alike than this.
+        source_trim: a fragment's source side is the span of each query unit's best seed,
+            widened by the source units of other seeds at most this many units beyond it
+            (None: every seed's source unit; summary mode always takes them all).
         summary_seed / summary_gap / summary_cosine / summary_ratio: summary mode's seed
             threshold (cosine and Dice), source gap and fragment threshold, and how many times
             more source than query characters its fragments must cover for the pair to be a
@@ -141,10 +144,11 @@ class DetectorConfig:
     fragment_gap: int = 3
     least_gap: int = 0
     fragment_cosine: float = 0.34
+    source_trim: int | None = 1
     summary_seed: float = 0.2
     summary_gap: int = 24
     summary_cosine: float = 0.3
-    summary_ratio: float = 3.0
+    summary_ratio: float = 2.0
     summary_sources: int = 4
     summary_units: int = 3
     summary_stride: float = 2.0

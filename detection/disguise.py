@@ -28,7 +28,7 @@ from dataclasses import replace
 from difflib import SequenceMatcher
 
 from detection.config import DetectorConfig
-from detection.extension import Fragment, extend_seeds, resolve_overlaps
+from detection.extension import Fragment, extend_seeds, resolve_overlaps, source_span
 from detection.lexicon import is_han, terms
 from detection.model import Passage, PassageKind
 from detection.refine import WordView
@@ -47,6 +47,7 @@ def _fragments(
         source_gap=source_gap,
         least_gap=config.least_gap,
         threshold=config.fragment_cosine,
+        trim=config.source_trim,
     )
     return resolve_overlaps(found)
 
@@ -69,12 +70,17 @@ def _supported(fragment: Fragment, single_cosine: float) -> bool:
     return max(seed.cosine for seed in fragment.seeds) >= single_cosine
 
 
-def _is_summary(fragments: Sequence[Fragment], query: Units, source: Units, ratio: float) -> bool:
-    """Whether ``fragments`` cover ``ratio`` times more source than query characters."""
+def _is_summary(
+    fragments: Sequence[Fragment], query: Units, source: Units, ratio: float, trim: int | None
+) -> bool:
+    """Whether ``fragments`` cover ``ratio`` times more source than query characters, their
+    source sides counted as :func:`~detection.extension.source_span` with ``trim`` takes them:
+    a summary's best seeds lie far apart in its source, while a paraphrase read in order
+    gathers a wide source side only from the stray seeds a loose threshold lets in."""
     if not fragments:
         return False
     query_chars = sum(_length(query.chars(*f.query)) for f in fragments)
-    source_chars = sum(_length(source.chars(*f.source)) for f in fragments)
+    source_chars = sum(_length(source.chars(*source_span(f.seeds, trim))) for f in fragments)
     return source_chars >= ratio * query_chars
 
 
@@ -140,7 +146,8 @@ def _summary_fragments(
         and f.query[1] - f.query[0] + 1 >= config.summary_units
         and max(seed.cosine for seed in f.seeds) >= config.summary_best
     ]
-    return found if _is_summary(found, query, source, config.summary_ratio) else []
+    trim = config.source_trim
+    return found if _is_summary(found, query, source, config.summary_ratio, trim) else []
 
 
 def _stride(fragment: Fragment) -> float:

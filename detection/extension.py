@@ -7,7 +7,10 @@
    close together on *both* sides; gaps tolerate sentences that were edited beyond
    recognition, inserted or left out.
 2. Validation: a cluster becomes a fragment (query units first..last, source units
-   first..last) when the cosine of its two joined fragments (:meth:`PairSpace.fragment_cosine`)
+   first..last; with ``trim`` the source side is only the span of each query unit's best
+   seed, widened by other seeds at most ``trim`` units beyond it: a query sentence that also
+   resembles a sentence a few units away would otherwise drag the source side there) when
+   the cosine of its two joined fragments (:meth:`PairSpace.fragment_cosine`)
    exceeds ``threshold``; otherwise it is clustered again with both gaps one smaller, down to
    ``least_gap`` — the gaps adapt to each pair and each copy: dense seeds keep wide gaps,
    sparse accidental seeds are split until they fail.
@@ -23,7 +26,7 @@ from typing import NamedTuple
 
 from detection.seeding import PairSpace, Seed
 
-__all__ = ["Fragment", "cluster_seeds", "extend_seeds", "resolve_overlaps"]
+__all__ = ["Fragment", "cluster_seeds", "extend_seeds", "resolve_overlaps", "source_span"]
 
 Range = tuple[int, int]  # first and last unit, inclusive
 
@@ -68,9 +71,30 @@ def cluster_seeds(
     return found
 
 
-def _fragment(cluster: Sequence[Seed], space: PairSpace) -> Fragment:
+def source_span(cluster: Sequence[Seed], trim: int | None) -> Range:
+    """Source units of a cluster: all of them, or (``trim``) the span of each query unit's
+    best seed, widened step by step by source units at most ``trim`` beyond it."""
+    if trim is None:
+        return min(s.source for s in cluster), max(s.source for s in cluster)
+    best: dict[int, Seed] = {}
+    for seed in cluster:
+        if seed.query not in best or seed.cosine > best[seed.query].cosine:
+            best[seed.query] = seed
+    first = min(s.source for s in best.values())
+    last = max(s.source for s in best.values())
+    units = sorted({s.source for s in cluster})
+    for unit in reversed(units):
+        if unit < first and first - unit <= trim:
+            first = unit
+    for unit in units:
+        if unit > last and unit - last <= trim:
+            last = unit
+    return first, last
+
+
+def _fragment(cluster: Sequence[Seed], space: PairSpace, trim: int | None) -> Fragment:
     query = (min(s.query for s in cluster), max(s.query for s in cluster))
-    source = (min(s.source for s in cluster), max(s.source for s in cluster))
+    source = source_span(cluster, trim)
     return Fragment(query, source, space.fragment_cosine(query, source), tuple(cluster))
 
 
@@ -82,18 +106,19 @@ def extend_seeds(
     source_gap: int,
     least_gap: int,
     threshold: float,
+    trim: int | None = None,
 ) -> list[Fragment]:
     """Steps 1 and 2: validated fragments of ``seeds``."""
     fragments: list[Fragment] = []
     for cluster in cluster_seeds(seeds, query_gap, source_gap):
-        fragment = _fragment(cluster, space)
+        fragment = _fragment(cluster, space, trim)
         if fragment.similarity > threshold:
             fragments.append(fragment)
         elif query_gap > least_gap and source_gap > least_gap:
             fragments.extend(
                 extend_seeds(
                     cluster, space, query_gap=query_gap - 1, source_gap=source_gap - 1,
-                    least_gap=least_gap, threshold=threshold,
+                    least_gap=least_gap, threshold=threshold, trim=trim,
                 )
             )  # fmt: skip
     return fragments

@@ -9,8 +9,14 @@ from hypothesis import strategies as st
 
 from detection import DEFAULT_CONFIG, MemoryIndex, Passage, analyze, compare
 from detection.detector import SourceViews, detect_refined, detect_with_sources, query_units
-from detection.disguise import _grown, align_units, merge_passages, passage_kind
-from detection.extension import Fragment, cluster_seeds, extend_seeds, resolve_overlaps
+from detection.disguise import _grown, _is_summary, align_units, merge_passages, passage_kind
+from detection.extension import (
+    Fragment,
+    cluster_seeds,
+    extend_seeds,
+    resolve_overlaps,
+    source_span,
+)
 from detection.lexicon import term, terms
 from detection.seeding import Seed, pair_space, seed_pairs, text_units
 
@@ -86,6 +92,40 @@ def test_a_cluster_failing_validation_is_split_with_smaller_gaps():
     strict = extend_seeds(seeds, space, query_gap=12, source_gap=12, least_gap=0, threshold=0.4)
     assert [f.query for f in loose] == [(0, 12)]
     assert [(f.query, f.source) for f in strict] == [((0, 1), (0, 1))]
+
+
+def test_a_stray_seed_does_not_drag_the_source_side_away():
+    # Query units 0-2 copy source units 5-7; unit 1 also resembles source unit 9 a little.
+    seeds = [Seed(0, 5, 0.8, 0.8), Seed(1, 6, 0.7, 0.7), Seed(1, 9, 0.4, 0.4), Seed(2, 7, 0.9, 0.9)]
+    assert source_span(seeds, None) == (5, 9)
+    assert source_span(seeds, 1) == (5, 7)
+    # A weaker seed right beside the best ones is part of the copy (a sentence split in two).
+    assert source_span([*seeds, Seed(2, 8, 0.35, 0.35)], 1) == (5, 9)
+
+
+def test_trimmed_fragments_keep_their_seeds_and_cover_the_best_ones():
+    query = query_units(DISGUISED, DEFAULT_CONFIG)
+    source = query_units(ORIGINAL, DEFAULT_CONFIG)
+    space = pair_space(query, source)
+    seeds = [*seed_pairs(space, cosine=0.33, dice=0.33), Seed(0, 4, 0.34, 0.34)]
+    [whole] = extend_seeds(seeds, space, query_gap=3, source_gap=3, least_gap=0, threshold=0.0)
+    [trimmed] = extend_seeds(
+        seeds, space, query_gap=3, source_gap=3, least_gap=0, threshold=0.0, trim=1
+    )
+    assert whole.seeds == trimmed.seeds
+    assert trimmed.query == whole.query == (0, 4)
+    assert trimmed.source == (0, 4)  # the best seeds run 0..4 already
+
+
+def test_a_paraphrase_read_in_order_is_no_summary():
+    # Loose seeds of a copy read in order, plus a stray one far into the source: untrimmed,
+    # the source side is many times the query side; trimmed, as long as the query side.
+    query = query_units(DISGUISED, DEFAULT_CONFIG)
+    source = query_units(ORIGINAL + " ".join(_topic_sentences()), DEFAULT_CONFIG)
+    seeds = [Seed(i, i, 0.6, 0.6) for i in range(5)] + [Seed(4, len(source) - 1, 0.25, 0.25)]
+    fragment = Fragment((0, 4), (0, len(source) - 1), 0.5, tuple(seeds))
+    assert _is_summary([fragment], query, source, 2.0, None)
+    assert not _is_summary([fragment], query, source, 2.0, 1)
 
 
 def test_of_overlapping_fragments_the_better_matched_one_stays():
