@@ -103,7 +103,10 @@ class DetectorConfig:
             share only terms scattered over many sentences).
         verbatim_ratio: a passage whose term sequences agree at least this much is verbatim.
         verbatim_terms: a pair with a verbatim Low-IDF-Sig passage of this many terms is a
-            verbatim copy: its Low-IDF-Sig passages are its passages.
+            verbatim copy: its Low-IDF-Sig passages are its passages, and disguised passages
+            beside them need at least apart_units query units seeded at apart_cosine (a
+            machine translation keeps a sentence or two word for word; beside a verbatim
+            copy, text on the same topic rests on one close sentence or on loose ones).
         min_latin_terms: in a verbatim pair, a passage without Chinese words needs this many
             terms (shorter English passages beside a long copy are mostly text that pages
             share, not more copying).
@@ -158,6 +161,8 @@ class DetectorConfig:
     single_cosine: float = 0.55
     verbatim_ratio: float = 0.8
     verbatim_terms: int = 25
+    apart_units: int = 2
+    apart_cosine: float = 0.5
     border_slack: int = 50
     min_latin_terms: int = 12
 

@@ -293,8 +293,8 @@ def detect_with_sources(
             sources.view(document),
             config,
         )
-        disguised = (
-            [] if verbatim else align_units(document, units, sources.units(document), config)
+        disguised = align_units(
+            document, units, sources.units(document), config, beside_verbatim=verbatim
         )
         merged = merge_passages(exact, disguised, verbatim, config.border_slack)
         if verbatim:

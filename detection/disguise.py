@@ -193,10 +193,25 @@ def _alike(space: PairSpace, query_unit: int, source_unit: int, least: float) ->
     return space.fragment_cosine((query_unit, query_unit), (source_unit, source_unit)) >= least
 
 
+def _firm(fragment: Fragment, config: DetectorConfig) -> bool:
+    """Whether at least ``apart_units`` query units of ``fragment`` have a seed of cosine
+    ``apart_cosine``."""
+    firm = {seed.query for seed in fragment.seeds if seed.cosine >= config.apart_cosine}
+    return len(firm) >= config.apart_units
+
+
 def align_units(
-    document: int, query: Units, source: Units, config: DetectorConfig
+    document: int,
+    query: Units,
+    source: Units,
+    config: DetectorConfig,
+    *,
+    beside_verbatim: bool = False,
 ) -> list[Passage]:
-    """Passages of the query copied from source ``document`` in disguise (module docstring)."""
+    """Passages of the query copied from source ``document`` in disguise (module docstring).
+
+    ``beside_verbatim``: the pair holds a verbatim copy (:func:`exact_kinds`); only firm
+    fragments (:func:`_firm`) are wanted, and no summary."""
     space = pair_space(query, source)
     seeds = seed_pairs(space, cosine=config.seed_cosine, dice=config.seed_dice)
     fragments = _fragments(seeds, space, config.fragment_gap, config.fragment_gap, config)
@@ -208,10 +223,14 @@ def align_units(
     ]
     condensed = _summary_fragments(space, query, source, config)
     summary = bool(condensed) and all(_stride(f) >= config.summary_stride for f in condensed)
+    if summary and beside_verbatim:
+        return []
     if summary:
         fragments = condensed
     elif config.edge_cosine is not None:
         fragments = _grown(fragments, space, query, source, config.edge_cosine)
+    if beside_verbatim:
+        fragments = [f for f in fragments if _firm(f, config)]
     passages = []
     for fragment in fragments:
         start, end = query.chars(*fragment.query)
@@ -295,12 +314,18 @@ def merge_passages(
     """The Low-IDF-Sig passages (``exact``: word-exact borders, kinds set) and the disguised
     ones of the same source, without overlaps on the query side.
 
-    In a ``verbatim`` pair (:func:`exact_kinds`) the exact passages are the passages.
-    Otherwise a disguised passage overlapping exact ones on both sides takes them in (it found
-    the edited rest of the copy; their word-exact borders stay where it reaches less than
-    ``least`` characters further), and the others are added where the query side is free."""
+    In a ``verbatim`` pair (:func:`exact_kinds`) its verbatim exact passages stay as they
+    are, disguised ones (:func:`align_units` ``beside_verbatim``) overlapping them on the
+    query side are dropped, and the rest merge as in any pair: a machine translation keeps a
+    sentence or two word for word beside the paraphrased rest.  A disguised passage
+    overlapping exact ones on both sides takes them in (it found the edited rest of the
+    copy; their word-exact borders stay where it reaches less than ``least`` characters
+    further), and the others are added where the query side is free."""
+    fixed: list[Passage] = []
     if verbatim:
-        return sorted(exact)
+        fixed = [k for k in exact if k.kind == "verbatim"]
+        exact = [k for k in exact if k.kind != "verbatim"]
+        disguised = [d for d in disguised if all(not _overlap(d, k, True) for k in fixed)]
     kept = list(exact)
     for passage in sorted(disguised, key=lambda p: (-(p.end - p.start), p.start)):
         inside = [k for k in kept if _overlap(passage, k, passage.kind == "summary")]
@@ -311,4 +336,4 @@ def merge_passages(
             kept.append(passage)
         else:
             kept.extend(inside)
-    return sorted(kept, key=lambda p: (p.start, p.end, p.source, p.source_start))
+    return sorted([*fixed, *kept], key=lambda p: (p.start, p.end, p.source, p.source_start))

@@ -9,7 +9,14 @@ from hypothesis import strategies as st
 
 from detection import DEFAULT_CONFIG, MemoryIndex, Passage, analyze, compare
 from detection.detector import SourceViews, detect_refined, detect_with_sources, query_units
-from detection.disguise import _grown, _is_summary, align_units, merge_passages, passage_kind
+from detection.disguise import (
+    _firm,
+    _grown,
+    _is_summary,
+    align_units,
+    merge_passages,
+    passage_kind,
+)
 from detection.extension import (
     Fragment,
     cluster_seeds,
@@ -181,11 +188,36 @@ def test_an_exact_border_stays_when_the_disguised_one_reaches_barely_further():
     assert (merged.start, merged.end) == (30, 400)
 
 
-def test_a_verbatim_pair_keeps_only_its_exact_passages():
+def test_a_verbatim_pair_keeps_its_exact_passages_whole_and_adds_others_beside_them():
     exact = Passage(0, 0, 300, 0, 300, 1.0, "verbatim")
+    around = Passage(0, 0, 420, 0, 410, 0.7, "edited")
     elsewhere = Passage(0, 900, 1200, 500, 800, 0.5, "edited")
-    assert merge_passages([exact], [elsewhere], True, 50) == [exact]
-    assert merge_passages([exact], [elsewhere], False, 50) == [exact, elsewhere]
+    assert merge_passages([exact], [around, elsewhere], True, 50) == [exact, elsewhere]
+    [grown, other] = merge_passages([exact], [around, elsewhere], False, 50)
+    assert (grown.start, grown.end, other) == (0, 420, elsewhere)
+
+
+def test_a_translated_passage_beside_a_verbatim_copy_is_found():
+    source = UNRELATED + ORIGINAL
+    between = " ".join(_topic_sentences()[:8]) + "\n"  # more than fragment_gap units
+    query = UNRELATED + between + DISGUISED
+    verbatim, edited = compare(query, source)
+    assert verbatim.start == 0
+    assert len(UNRELATED.rstrip()) <= verbatim.end < len(UNRELATED) + len("The ")
+    assert verbatim.kind == "verbatim"
+    assert edited.kind == "edited"
+    assert query.index("The ancient") <= edited.start < query.index("Engineers lifted")
+
+
+def test_beside_a_verbatim_copy_only_firm_fragments_count():
+    query = query_units(DISGUISED, DEFAULT_CONFIG)
+    source = query_units(ORIGINAL, DEFAULT_CONFIG)
+    firm = Fragment((0, 1), (0, 1), 0.6, (Seed(0, 0, 0.7, 0.7), Seed(1, 1, 0.5, 0.5)))
+    loose = Fragment((0, 2), (0, 2), 0.5, (Seed(0, 0, 0.7, 0.7), Seed(2, 2, 0.45, 0.45)))
+    assert _firm(firm, DEFAULT_CONFIG)
+    assert not _firm(loose, DEFAULT_CONFIG)
+    passages = align_units(0, query, source, DEFAULT_CONFIG, beside_verbatim=True)
+    assert [p.kind for p in passages] == ["edited"]  # its five sentences keep close seeds
 
 
 def _topic_sentences() -> list[str]:
