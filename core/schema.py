@@ -5,8 +5,9 @@ operation can answer is described, and an answer that is a whole list or, with `
 Errors, as `core.errors` and DRF answer them: 400 `{"<field>": ["message"]}` or
 `{"detail": "message"}` for operations that take input (a body or query parameters); 401
 without credentials and 403 without the right (or a session request without its CSRF
-token); 404 for an object that does not exist for the caller (path parameters). A 409 is
-declared by the operations that can conflict.
+token); 404 for an object that does not exist for the caller (path parameters); 503 with
+`Retry-After` while the database is down, for every operation that reads it (all but the
+public ones). A 409 is declared by the operations that can conflict.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ _ERRORS = {
     "401": "Not authenticated (no or a wrong token)",
     "403": "Authenticated, but the caller's role does not allow this",
     "404": "No such object, or it belongs to a workspace the caller is not a member of",
+    "503": "The database is down or restarting: the request was not carried out (an upload "
+    "was not stored); send it again after the seconds of the Retry-After header",
 }
 
 
@@ -94,4 +97,6 @@ class AppAutoSchema(AutoSchema):
             codes += ["401", "403"]
         if "{" in self.path:
             codes.append("404")
+        if "401" in codes:  # the caller is looked up in the database
+            codes.append("503")
         return codes

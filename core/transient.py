@@ -26,13 +26,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import psycopg
 from celery import Task
 from celery.exceptions import Retry
 from django.db import Error as DatabaseFailure
-from django.db import connections
+from django.db import InterfaceError, OperationalError, connections
 from django.db.models import QuerySet
 
 logger = logging.getLogger(__name__)
@@ -47,6 +47,9 @@ FIRST_DELAY_SECONDS = float(os.environ.get("TRANSIENT_FIRST_DELAY_SECONDS", 5.0)
 _STATE_CLASSES = ("40",)
 _STATES = frozenset({"57P01", "57P02", "57P03"})
 _CONNECTING_FAILED = "connection failed"  # how psycopg words a failed connect (no SQLSTATE)
+_UNAVAILABLE = (
+    OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError
+)  # fmt: skip
 
 
 class TryAgain(Exception):  # noqa: N818 - a request to the caller, not an error of its own
@@ -57,18 +60,35 @@ class TryAgain(Exception):  # noqa: N818 - a request to the caller, not an error
 def is_transient(error: BaseException) -> bool:
     """Whether `error`, or an error it was raised from (`raise ... from`: Django wraps
     psycopg's, `TryAgain` its cause), is one that another attempt may not meet."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
+    for current in _chain(error):
         if isinstance(current, psycopg.OperationalError):
             state = current.sqlstate
             if state is not None and (state[:2] in _STATE_CLASSES or state in _STATES):
                 return True
             if state is None and str(current).startswith(_CONNECTING_FAILED):
                 return True  # the server is down or not accepting connections yet
-        current = current.__cause__
     return False
+
+
+def is_unavailable(error: BaseException) -> bool:
+    """Whether `error` says the database cannot serve a request now, so that the request is
+    answered "try again later" (503) rather than as a bug: any DB-API `OperationalError` or
+    `InterfaceError` (psycopg's, or Django's wrapping of them), which includes every
+    transient error: the connection refused, lost mid-statement or already closed, the
+    server shutting down or restarting, a deadlock. Unlike a task's (`is_transient`), a
+    request's attempt is not repeated by itself, so a connection lost without a SQLSTATE
+    counts too: its user decides whether to send it again."""
+    return any(isinstance(current, _UNAVAILABLE) for current in _chain(error))
+
+
+def _chain(error: BaseException) -> Iterator[BaseException]:
+    """`error` and the errors it was raised from (`raise ... from`), each once."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__
 
 
 def attempt(task: Task, work: Callable[[bool], object]) -> None:

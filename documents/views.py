@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import datetime
 import math
 
 from django.contrib import messages
@@ -251,14 +250,18 @@ def collection_upload(request: AuthenticatedHttpRequest, collection_id: int) -> 
         return redirect("collection_detail", collection_id=collection.id)
     if collection.kind == Collection.Kind.ARCHIVE and form.cleaned_data["bulk"]:
         return _import(request, collection, form.cleaned_data["files"])
-    uploaded = 0
     template = form.cleaned_data["template"]
-    when = form.cleaned_data["submitted_at"]
-    for upload in form.cleaned_data["files"]:
-        try:
-            uploaded += _upload_one(request, collection, upload.name, upload.read(), template, when)
-        except services.UploadError as error:
-            messages.error(request, str(error))
+    result = services.document_upload_files(
+        collection=collection,
+        files=((upload.name, upload.read()) for upload in form.cleaned_data["files"]),
+        template=template,
+        submitted_at=form.cleaned_data["submitted_at"],
+    )
+    for reason in result.refused:
+        messages.error(request, reason)
+    for name, path, reason in result.skipped:
+        messages.warning(request, f"{name}: skipped {path}: {reason}")
+    uploaded = result.documents
     if uploaded and template:
         messages.success(
             request,
@@ -290,36 +293,6 @@ def import_retry(request: AuthenticatedHttpRequest, import_id: int) -> HttpRespo
     imports.import_retry(job=job)
     messages.success(request, f"{job.names}: queued to be imported again.")
     return redirect("collection_detail", collection_id=job.collection_id)
-
-
-def _upload_one(
-    request: HttpRequest,
-    collection: Collection,
-    name: str,
-    data: bytes,
-    template: bool,
-    submitted_at: datetime.datetime | None,
-) -> int:
-    """Upload one file or ZIP batch; returns how many documents were queued."""
-    if not services.is_batch(name):
-        services.document_upload(
-            collection=collection,
-            filename=name,
-            data=data,
-            template=template,
-            submitted_at=submitted_at,
-        )
-        return 1
-    batch = services.document_upload_batch(
-        collection=collection,
-        filename=name,
-        data=data,
-        template=template,
-        submitted_at=submitted_at,
-    )
-    for path, reason in batch.skipped:
-        messages.warning(request, f"{name}: skipped {path}: {reason}")
-    return len(batch.documents)
 
 
 @login_required

@@ -42,10 +42,12 @@ from documents.services.scoring import (
 )
 from documents.services.uploads import (
     BatchUpload,
+    FilesUpload,
     collection_open,
     document_template_set,
     document_upload,
     document_upload_batch,
+    document_upload_files,
     file_accepted,
     file_name,
     is_batch,
@@ -58,6 +60,7 @@ __all__ = [
     "BatchUpload",
     "CollectionError",
     "DocumentError",
+    "FilesUpload",
     "ImportRefused",
     "TemplateError",
     "UploadError",
@@ -84,6 +87,7 @@ __all__ = [
     "document_template_set",
     "document_upload",
     "document_upload_batch",
+    "document_upload_files",
     "documents_reanalyze",
     "documents_resume",
     "documents_stale_requeue",

@@ -8,9 +8,10 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 
+from core import stored_files
 from core.errors import AppError, ConflictError
 from documents.models import UploadKey
 
@@ -40,7 +41,7 @@ def upload_once(
         return answer()
     if len(key) > (KEY_LENGTH or 255):
         raise AppError(f"The Idempotency-Key is longer than {KEY_LENGTH} characters.")
-    with transaction.atomic():
+    with stored_files.atomic():  # a failed upload's files go with its rows
         with connection.cursor() as cursor:
             cursor.execute(
                 f"INSERT INTO {UploadKey._meta.db_table} (user_id, key, request, status, body,"

@@ -6,13 +6,15 @@ import datetime
 import hashlib
 import logging
 import posixpath
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 
+from core import stored_files
 from documents.models import Collection, Document
 from documents.services.errors import TemplateError, UploadError
 from documents.services.requeue import document_enqueue, document_recheck, templates_changed
@@ -29,6 +31,15 @@ class BatchUpload:
 
     documents: tuple[Document, ...]
     skipped: tuple[tuple[str, str], ...]  # (path inside the archive, reason)
+
+
+@dataclass(frozen=True)
+class FilesUpload:
+    """What the files of one upload form became."""
+
+    documents: int  # how many documents were stored and queued
+    refused: tuple[str, ...]  # why each refused file was refused
+    skipped: tuple[tuple[str, str, str], ...]  # (ZIP batch, path inside it, reason)
 
 
 def is_batch(filename: str) -> bool:
@@ -53,7 +64,7 @@ def document_upload(
     if template:
         _template_allowed(collection)
     file_accepted(filename, data)
-    with transaction.atomic():
+    with stored_files.atomic():
         collection_open(collection)
         document = Document(
             collection=collection,
@@ -65,6 +76,7 @@ def document_upload(
             submitted_at=submitted_at or timezone.now(),
         )
         document.original.save(filename, ContentFile(data), save=False)
+        stored_files.add(document.original.name, storage=document.original.storage)
         document.save()
         if enqueue:
             document_enqueue(document=document)
@@ -88,7 +100,7 @@ def document_upload_batch(
     documents: list[Document] = []
     skipped: list[tuple[str, str]] = []
     try:
-        with transaction.atomic():
+        with stored_files.atomic():
             collection_open(collection)
             for member in iter_archive(filename, data):
                 if not isinstance(member, ArchiveMember):
@@ -107,6 +119,41 @@ def document_upload_batch(
         more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
         raise UploadError(f"{filename} holds no document that can be checked: {reasons}{more}.")
     return BatchUpload(tuple(documents), tuple(skipped))
+
+
+def document_upload_files(
+    *,
+    collection: Collection,
+    files: Iterable[tuple[str, bytes]],
+    template: bool = False,
+    submitted_at: datetime.datetime | None = None,
+) -> FilesUpload:
+    """Upload the (name, content) `files` of one form, single files and ZIP batches, in one
+    transaction: a refused file is reported and the others are stored, but a database
+    failure stores none of them (no row, no file), so the form can be sent again as it was."""
+    documents = 0
+    refused: list[str] = []
+    skipped: list[tuple[str, str, str]] = []
+    with stored_files.atomic():
+        for name, data in files:
+            try:
+                if not is_batch(name):
+                    document_upload(
+                        collection=collection, filename=name, data=data,
+                        template=template, submitted_at=submitted_at,
+                    )  # fmt: skip
+                    documents += 1
+                    continue
+                batch = document_upload_batch(
+                    collection=collection, filename=name, data=data,
+                    template=template, submitted_at=submitted_at,
+                )  # fmt: skip
+            except UploadError as error:
+                refused.append(str(error))
+                continue
+            documents += len(batch.documents)
+            skipped.extend((name, path, reason) for path, reason in batch.skipped)
+    return FilesUpload(documents, tuple(refused), tuple(skipped))
 
 
 def file_name(filename: str) -> str:

@@ -326,3 +326,38 @@ def test_a_retry_is_sent_to_the_queue_it_came_from_after_the_delay(settings, mon
         task.pop_request()
     (options,) = sent
     assert (options["queue"], options["countdown"], options["retries"]) == (bulk, 10.0, 2)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        psycopg.OperationalError('connection failed: connection to server at "127.0.0.1" failed'),
+        psycopg.errors.AdminShutdown("terminating connection due to administrator command"),
+        psycopg.errors.DeadlockDetected("deadlock detected"),
+        psycopg.OperationalError("server closed the connection unexpectedly"),
+        psycopg.InterfaceError("the connection is closed"),
+    ],
+    ids=["refused", "shut-down", "deadlock", "lost-mid-statement", "closed"],
+)
+def test_a_request_the_database_could_not_serve_is_unavailable(error):
+    assert transient.is_unavailable(error)
+    assert transient.is_unavailable(django_error(error))
+
+
+def test_connection_already_closed_as_django_says_it_is_unavailable():
+    assert transient.is_unavailable(InterfaceError("connection already closed"))
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        psycopg.errors.UndefinedColumn('column "nope" does not exist'),
+        psycopg.errors.UniqueViolation("duplicate key value"),
+        ValueError("bad data"),
+    ],
+    ids=["bug", "integrity", "not-a-database-error"],
+)
+def test_errors_of_the_request_itself_are_not_unavailable(error):
+    assert not transient.is_unavailable(error)
+    if isinstance(error, psycopg.Error):
+        assert not transient.is_unavailable(django_error(error))
