@@ -22,7 +22,7 @@ from typing import Any
 import kombu.exceptions
 import redis.exceptions
 from celery import current_app
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, InterfaceError, transaction
 from django.utils import timezone
 
 from core.models import OutboxMessage
@@ -138,6 +138,6 @@ def _send(messages: Sequence[OutboxMessage]) -> int:
     if sent:
         try:
             OutboxMessage.objects.filter(id__in=sent).delete()
-        except DatabaseError:  # sent, only the row is left: sending it again is harmless
+        except (DatabaseError, InterfaceError):  # sent; the row left is sent again, harmlessly
             logger.warning("could not delete %d sent outbox row(s)", len(sent), exc_info=True)
     return len(sent)
