@@ -32,7 +32,16 @@ from detection.extension import Fragment, extend_seeds, resolve_overlaps
 from detection.lexicon import is_han, terms
 from detection.model import Passage, PassageKind
 from detection.refine import WordView
-from detection.seeding import PairSpace, Seed, Units, pair_space, seed_pairs
+from detection.seeding import (
+    PairSpace,
+    QuerySide,
+    Seed,
+    Units,
+    UnitSimilarities,
+    pair_space,
+    seeds_above,
+    unit_similarities,
+)
 
 __all__ = ["align_units", "exact_kinds", "merge_passages", "not_tiny", "passage_kind"]
 
@@ -117,11 +126,15 @@ def _joined(fragments: Sequence[Fragment], gap: int, space: PairSpace) -> list[F
 
 
 def _summary_fragments(
-    space: PairSpace, query: Units, source: Units, config: DetectorConfig
+    space: PairSpace,
+    similarities: UnitSimilarities,
+    query: Units,
+    source: Units,
+    config: DetectorConfig,
 ) -> list[Fragment]:
     """Fragments of summary mode: looser seeds, a wide source gap, joined on the query side;
     empty unless they cover ``summary_ratio`` times more source than query characters."""
-    seeds = seed_pairs(space, cosine=config.summary_seed, dice=config.summary_seed)
+    seeds = seeds_above(similarities, cosine=config.summary_seed, dice=config.summary_seed)
     found = extend_seeds(
         seeds,
         space,
@@ -187,11 +200,14 @@ def _alike(space: PairSpace, query_unit: int, source_unit: int, least: float) ->
 
 
 def align_units(
-    document: int, query: Units, source: Units, config: DetectorConfig
+    document: int, query: Units | QuerySide, source: Units, config: DetectorConfig
 ) -> list[Passage]:
-    """Passages of the query copied from source ``document`` in disguise (module docstring)."""
+    """Passages of the query copied from source ``document`` in disguise (module docstring);
+    ``query`` may be its :func:`detection.seeding.query_side`, made once for many sources."""
     space = pair_space(query, source)
-    seeds = seed_pairs(space, cosine=config.seed_cosine, dice=config.seed_dice)
+    query = query.units if isinstance(query, QuerySide) else query
+    similarities = unit_similarities(space)
+    seeds = seeds_above(similarities, cosine=config.seed_cosine, dice=config.seed_dice)
     fragments = _fragments(seeds, space, config.fragment_gap, config.fragment_gap, config)
     least = config.min_fragment_terms
     fragments = [
@@ -199,7 +215,7 @@ def align_units(
         for f in fragments
         if _long_enough(f, query, source, least) and _supported(f, config.single_cosine)
     ]
-    condensed = _summary_fragments(space, query, source, config)
+    condensed = _summary_fragments(space, similarities, query, source, config)
     summary = bool(condensed) and all(_stride(f) >= config.summary_stride for f in condensed)
     if summary:
         fragments = condensed

@@ -30,7 +30,10 @@ from detection.normalize import normalized_once, original_spans
 from detection.sentences import EnglishSplitter, split_sentences
 from detection.words import sentence_words
 
-__all__ = ["Units", "Seed", "PairSpace", "text_units", "pair_space", "seed_pairs"]
+__all__ = [
+    "Units", "Seed", "PairSpace", "QuerySide", "UnitSimilarities", "text_units", "query_side",
+    "pair_space", "unit_similarities", "seeds_above", "seed_pairs",
+]  # fmt: skip
 
 Span = tuple[int, int]
 
@@ -136,41 +139,89 @@ def _matrix(cells: tuple[list[int], list[int]], shape: tuple[int, int]) -> spars
     return sparse.csr_matrix((data, (rows, columns)), shape=shape)  # duplicates are summed
 
 
+def _widened(matrix: sparse.csr_matrix, width: int) -> sparse.csr_matrix:
+    """``matrix`` with ``width`` columns (the new ones empty): the arrays of a CSR matrix in
+    canonical form do not depend on its width."""
+    return sparse.csr_matrix(
+        (matrix.data, matrix.indices, matrix.indptr), shape=(matrix.shape[0], width)
+    )
+
+
 def _unit_rows(matrix: sparse.csr_matrix) -> sparse.csr_matrix:
     norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
     return sparse.diags(1.0 / np.maximum(norms, 1e-12)) @ matrix
 
 
-def pair_space(query: Units, source: Units) -> PairSpace:
-    """The tf-isf vectors of both texts' units (isf over the units of both)."""
+@dataclass(frozen=True, slots=True)
+class QuerySide:
+    """The query's part of :func:`pair_space`, the same against every source: its terms come
+    first in the pair's vocabulary, so their columns and counts are those of any pair."""
+
+    units: Units
+    vocabulary: dict[str, int]
+    tf: sparse.csr_matrix  # as many columns as the query has distinct terms
+    held: np.ndarray  # units holding each term
+
+
+def query_side(query: Units) -> QuerySide:
+    """The query's vocabulary, term counts and held counts, made once for many sources."""
     vocabulary: dict[str, int] = {}
-    query_cells = _counts(query.terms, vocabulary)
+    cells = _counts(query.terms, vocabulary)
+    tf = _matrix(cells, (len(query), max(len(vocabulary), 1)))
+    held = np.asarray((tf > 0).astype(np.float64).sum(axis=0)).ravel()[: len(vocabulary)]
+    return QuerySide(query, vocabulary, tf, held)
+
+
+def pair_space(query: Units | QuerySide, source: Units) -> PairSpace:
+    """The tf-isf vectors of both texts' units (isf over the units of both); ``query`` may be
+    its :func:`query_side`, made once for many sources."""
+    side = query if isinstance(query, QuerySide) else query_side(query)
+    vocabulary = dict(side.vocabulary)
     source_cells = _counts(source.terms, vocabulary)
     width = max(len(vocabulary), 1)
-    tf_query = _matrix(query_cells, (len(query), width))
+    tf_query = _widened(side.tf, width)
     tf_source = _matrix(source_cells, (len(source), width))
     sets_query = (tf_query > 0).astype(np.float64)
     sets_source = (tf_source > 0).astype(np.float64)
-    held = np.asarray(sets_query.sum(axis=0)).ravel() + np.asarray(sets_source.sum(axis=0)).ravel()
-    isf = sparse.diags(np.log((len(query) + len(source)) / np.maximum(held, 1.0)))
+    held = np.asarray(sets_source.sum(axis=0)).ravel()
+    held[: len(side.held)] += side.held
+    isf = sparse.diags(np.log((len(side.units) + len(source)) / np.maximum(held, 1.0)))
     return PairSpace(
         (tf_query @ isf).tocsr(), (tf_source @ isf).tocsr(), sets_query.tocsr(), sets_source.tocsr()
     )
 
 
-def seed_pairs(space: PairSpace, *, cosine: float, dice: float) -> list[Seed]:
-    """Unit pairs with cosine > ``cosine`` and Dice > ``dice``, in (query, source) order."""
+class UnitSimilarities(NamedTuple):
+    """Cosine and Dice of every unit pair sharing a term (query unit ``rows``, source unit
+    ``columns``, in the order of the sparse product)."""
+
+    rows: np.ndarray
+    columns: np.ndarray
+    cosines: np.ndarray
+    dices: np.ndarray
+
+
+def unit_similarities(space: PairSpace) -> UnitSimilarities:
+    """The similarities behind :func:`seed_pairs`, computed once for several thresholds."""
+    empty = np.zeros(0, dtype=np.int64)
+    nothing = UnitSimilarities(empty, empty, np.zeros(0), np.zeros(0))
     if not space.query.shape[0] or not space.source.shape[0]:
-        return []
+        return nothing
     shared = (space.query_sets @ space.source_sets.T).tocoo()
     if not shared.nnz:
-        return []
+        return nothing
     query_sizes = np.asarray(space.query_sets.sum(axis=1)).ravel()
     source_sizes = np.asarray(space.source_sets.sum(axis=1)).ravel()
     rows, columns = shared.row, shared.col
     dices = 2 * shared.data / (query_sizes[rows] + source_sizes[columns])
     cosines_matrix = (_unit_rows(space.query) @ _unit_rows(space.source).T).tocsr()
     cosines = np.asarray(cosines_matrix[rows, columns]).ravel()
+    return UnitSimilarities(rows, columns, cosines, dices)
+
+
+def seeds_above(similarities: UnitSimilarities, *, cosine: float, dice: float) -> list[Seed]:
+    """Unit pairs with cosine > ``cosine`` and Dice > ``dice``, in (query, source) order."""
+    rows, columns, cosines, dices = similarities
     kept = np.flatnonzero((dices > dice) & (cosines > cosine))
     order = np.lexsort((columns[kept], rows[kept]))
     kept = kept[order]
@@ -181,3 +232,8 @@ def seed_pairs(space: PairSpace, *, cosine: float, dice: float) -> list[Seed]:
             dices[kept].tolist(), strict=True,
         )
     ]  # fmt: skip
+
+
+def seed_pairs(space: PairSpace, *, cosine: float, dice: float) -> list[Seed]:
+    """Unit pairs with cosine > ``cosine`` and Dice > ``dice``, in (query, source) order."""
+    return seeds_above(unit_similarities(space), cosine=cosine, dice=dice)
