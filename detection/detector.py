@@ -18,7 +18,7 @@ from detection.model import DocumentAnalysis, Passage, SentenceRecord
 from detection.normalize import normalize_with_offsets, normalized_once, original_spans
 from detection.refine import WordView, refine_alignments, word_view
 from detection.scoring import SentencePair, copied_pairs
-from detection.seeding import Units, text_units
+from detection.seeding import Units, could_seed, query_side, text_units
 from detection.sentences import split_sentences
 from detection.vocabulary import document_features
 from detection.words import sentence_words
@@ -283,24 +283,43 @@ def detect_with_sources(
     candidates = ranked | {p.source for p in refined}
     if not candidates:
         return refined
-    units = query_units(text, config)
     query_view = word_view(text)
-    passages: list[Passage] = []
+    kinds: dict[int, tuple[list[Passage], bool]] = {}
     for document in sorted(candidates):
-        exact, verbatim = exact_kinds(
-            [p for p in refined if p.source == document],
-            query_view,
-            sources.view(document),
-            config,
+        own = [p for p in refined if p.source == document]
+        # exact_kinds of no passages is ([], False): a source's view is made only when used.
+        kinds[document] = (
+            exact_kinds(own, query_view, sources.view(document), config) if own else ([], False)
         )
-        disguised = (
-            [] if verbatim else align_units(document, units, sources.units(document), config)
-        )
-        merged = merge_passages(exact, disguised, verbatim, config.border_slack)
+    plain = [document for document, (_, verbatim) in kinds.items() if not verbatim]
+    disguised = _disguised(text, plain, sources, config)
+    passages: list[Passage] = []
+    for document, (exact, verbatim) in kinds.items():
+        merged = merge_passages(exact, disguised.get(document, []), verbatim, config.border_slack)
         if verbatim:
             merged = [p for p in merged if not_tiny(p, query_view, config.min_latin_terms)]
         passages.extend(merged)
     return sorted(passages, key=lambda p: (p.start, p.end, p.source, p.source_start))
+
+
+def _disguised(
+    text: str, documents: list[int], sources: SourceViews, config: DetectorConfig
+) -> dict[int, list[Passage]]:
+    """:func:`detection.disguise.align_units` of the query with each of ``documents``, run
+    only on those with a unit pair above the lower of the two seed Dice thresholds (of normal
+    and summary mode): without one there is no seed, so no fragment and no passage."""
+    if not documents:
+        return {}
+    units = query_units(text, config)
+    source_units = [sources.units(document) for document in documents]
+    least = min(config.seed_dice, config.summary_seed)
+    seeded = could_seed(units, source_units, dice=least)
+    side = query_side(units)
+    return {
+        document: align_units(document, side, found, config)
+        for document, found, kept in zip(documents, source_units, seeded, strict=True)
+        if kept
+    }
 
 
 def coverage(text_length: int, passages: Iterable[Passage]) -> float:

@@ -32,7 +32,7 @@ from detection.words import sentence_words
 
 __all__ = [
     "Units", "Seed", "PairSpace", "QuerySide", "UnitSimilarities", "text_units", "query_side",
-    "pair_space", "unit_similarities", "seeds_above", "seed_pairs",
+    "pair_space", "unit_similarities", "seeds_above", "seed_pairs", "could_seed",
 ]  # fmt: skip
 
 Span = tuple[int, int]
@@ -237,3 +237,45 @@ def seeds_above(similarities: UnitSimilarities, *, cosine: float, dice: float) -
 def seed_pairs(space: PairSpace, *, cosine: float, dice: float) -> list[Seed]:
     """Unit pairs with cosine > ``cosine`` and Dice > ``dice``, in (query, source) order."""
     return seeds_above(unit_similarities(space), cosine=cosine, dice=dice)
+
+
+def could_seed(query: Units, sources: Sequence[Units], *, dice: float) -> list[bool]:
+    """Whether any unit pair of ``query`` and each of ``sources`` has a Dice coefficient of
+    their term sets above ``dice``: a source without one has no seed at a Dice threshold of
+    ``dice`` or more, whatever the weights (Dice counts terms, the cosine weighs them per pair).
+
+    All sources at once: one sparse product of the query's term sets (columns: its distinct
+    terms) with the stacked term sets of every source unit, whose other terms only count in
+    its size.  Dice is computed as :func:`unit_similarities` does, so the two agree exactly.
+    """
+    if not len(query) or not sources:
+        return [False] * len(sources)
+    vocabulary: dict[str, int] = {}
+    query_sets = _set_rows(query.terms, vocabulary, grow=True)
+    source_units = [unit for source in sources for unit in source.terms]
+    source_sets = _set_rows(source_units, vocabulary, grow=False)
+    shared = (query_sets @ source_sets.T).tocoo()
+    query_sizes = np.array([len(set(unit)) for unit in query.terms], dtype=np.float64)
+    source_sizes = np.array([len(set(unit)) for unit in source_units], dtype=np.float64)
+    dices = 2 * shared.data / (query_sizes[shared.row] + source_sizes[shared.col])
+    owners = np.repeat(np.arange(len(sources)), [len(source) for source in sources])
+    seeded = np.zeros(len(sources), dtype=bool)
+    seeded[owners[shared.col[dices > dice]]] = True
+    return seeded.tolist()
+
+
+def _set_rows(
+    units: Sequence[tuple[str, ...]], vocabulary: dict[str, int], *, grow: bool
+) -> sparse.csr_matrix:
+    """Term sets of ``units`` as 0/1 rows over ``vocabulary`` (extended when ``grow``, else
+    terms outside it are left out)."""
+    rows: list[int] = []
+    columns: list[int] = []
+    for row, unit in enumerate(units):
+        for word in set(unit):
+            column = vocabulary.setdefault(word, len(vocabulary)) if grow else vocabulary.get(word)
+            if column is not None:
+                rows.append(row)
+                columns.append(column)
+    data = np.ones(len(rows), dtype=np.float64)
+    return sparse.csr_matrix((data, (rows, columns)), shape=(len(units), max(len(vocabulary), 1)))

@@ -1,20 +1,27 @@
-"""The query side shared by the pairs of the disguised-copy stage."""
+"""The exact pre-filter of the disguised-copy stage and the query side shared by its pairs."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import sparse
 
-from detection import DEFAULT_CONFIG
-from detection.detector import query_units
+from detection import DEFAULT_CONFIG, MemoryIndex, analyze
+from detection import detector as detector_module
+from detection.detector import detect_refined, query_units
+from detection.disguise import align_units
 from detection.seeding import (
     PairSpace,
     Units,
+    could_seed,
     pair_space,
     query_side,
+    seed_pairs,
+    text_units,
 )
+from tests.detection.test_disguise import DISGUISED, FOREIGN, ORIGINAL, UNRELATED
 
 LEAST_DICE = min(DEFAULT_CONFIG.seed_dice, DEFAULT_CONFIG.summary_seed)
 
@@ -69,6 +76,41 @@ def _same_matrix(a: sparse.csr_matrix, b: sparse.csr_matrix) -> bool:
     )
 
 
+def test_a_source_without_an_alike_unit_cannot_seed_and_has_no_passages():
+    query, source = _units(DISGUISED), _units(FOREIGN)
+    assert could_seed(query, [source], dice=LEAST_DICE) == [False]
+    assert align_units(0, query, source, DEFAULT_CONFIG) == []
+
+
+def test_a_disguised_source_is_kept_among_others():
+    query = _units(DISGUISED)
+    sources = [_units(FOREIGN), _units(ORIGINAL), _units(UNRELATED + ORIGINAL), _units("")]
+    assert could_seed(query, sources, dice=LEAST_DICE) == [False, True, True, False]
+    assert align_units(1, query, sources[1], DEFAULT_CONFIG)
+
+
+def test_an_empty_query_seeds_nothing():
+    assert could_seed(_units(""), [_units(ORIGINAL)], dice=LEAST_DICE) == [False]
+    assert could_seed(_units(ORIGINAL), [], dice=LEAST_DICE) == []
+
+
+@given(_text, st.lists(_text, min_size=1, max_size=4), st.sampled_from([0.2, 0.33, 0.5]))
+@settings(max_examples=60)
+def test_the_filter_keeps_exactly_the_sources_with_a_dice_seed(query_text, source_texts, dice):
+    query = text_units(query_text, min_terms=3)
+    sources = [text_units(text, min_terms=3) for text in source_texts]
+    expected = [bool(seed_pairs(pair_space(query, s), cosine=-1.0, dice=dice)) for s in sources]
+    assert could_seed(query, sources, dice=dice) == expected
+
+
+@given(_text, _text)
+@settings(max_examples=60)
+def test_a_source_the_filter_skips_has_no_disguised_passages(query_text, source_text):
+    query, source = _units(query_text), _units(source_text)
+    if not could_seed(query, [source], dice=LEAST_DICE)[0]:
+        assert align_units(0, query, source, DEFAULT_CONFIG) == []
+
+
 @given(_text, _text)
 @settings(max_examples=60)
 def test_the_shared_query_side_gives_the_pair_space_of_the_pair(query_text, source_text):
@@ -77,3 +119,22 @@ def test_the_shared_query_side_gives_the_pair_space_of_the_pair(query_text, sour
     for space in (pair_space(query, source), pair_space(query_side(query), source)):
         for field in ("query", "source", "query_sets", "source_sets"):
             assert _same_matrix(getattr(space, field), getattr(reference, field))
+
+
+@given(_text, st.lists(_text, min_size=1, max_size=3))
+@settings(max_examples=25)
+def test_the_filter_leaves_the_check_as_without_it(query_text, source_texts):
+    query = query_text + " " + DISGUISED
+    texts = [*source_texts, ORIGINAL, FOREIGN + ORIGINAL]
+    config = DEFAULT_CONFIG
+    index = MemoryIndex()
+    for number, text in enumerate(texts):
+        index.add(number, analyze(text, config))
+    analysis = analyze(query, config)
+    filtered = detect_refined(query, analysis, index, texts.__getitem__, config=config)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            detector_module, "could_seed", lambda _q, sources, dice: [True] * len(sources)
+        )
+        unfiltered = detect_refined(query, analysis, index, texts.__getitem__, config=config)
+    assert filtered == unfiltered
