@@ -10,7 +10,7 @@ from typing import Protocol
 
 from detection.align import Alignment, align
 from detection.config import DEFAULT_CONFIG, DetectorConfig
-from detection.disguise import align_units, exact_kinds, merge_passages, not_tiny
+from detection.disguise import align_many, exact_kinds, merge_passages, not_tiny
 from detection.errors import DetectionError
 from detection.features import FeatureModel, feature_model
 from detection.idf import load_idf_model
@@ -371,12 +371,11 @@ def _disguised(
     source_units = sources.units_of(documents)
     least = min(config.seed_dice, config.summary_seed)
     seeded = could_seed(units, source_units, dice=least)
-    side = query_side(units)
-    return {
-        document: align_units(document, side, found, config)
-        for document, found, kept in zip(documents, source_units, seeded, strict=True)
-        if kept
-    }
+    kept = [
+        (d, found) for d, found, seeds in zip(documents, source_units, seeded, strict=True) if seeds
+    ]
+    aligned = align_many([d for d, _ in kept], query_side(units), [u for _, u in kept], config)
+    return {document: passages for (document, _), passages in zip(kept, aligned, strict=True)}
 
 
 def coverage(text_length: int, passages: Iterable[Passage]) -> float:

@@ -38,12 +38,13 @@ from detection.seeding import (
     Seed,
     Units,
     UnitSimilarities,
+    pair_similarities,
     pair_space,
     seeds_above,
     unit_similarities,
 )
 
-__all__ = ["align_units", "exact_kinds", "merge_passages", "not_tiny", "passage_kind"]
+__all__ = ["align_units", "align_many", "exact_kinds", "merge_passages", "not_tiny", "passage_kind"]
 
 
 def _fragments(
@@ -206,7 +207,31 @@ def align_units(
     ``query`` may be its :func:`detection.seeding.query_side`, made once for many sources."""
     space = pair_space(query, source)
     query = query.units if isinstance(query, QuerySide) else query
-    similarities = unit_similarities(space)
+    return _pair_passages(document, query, source, space, unit_similarities(space), config)
+
+
+def align_many(
+    documents: Sequence[int], query: QuerySide, sources: Sequence[Units], config: DetectorConfig
+) -> list[list[Passage]]:
+    """:func:`align_units` of the query with each of ``sources`` (source ``documents``), the
+    same passages, with the pairs' similarities computed together
+    (:func:`detection.seeding.pair_similarities`)."""
+    return [
+        _pair_passages(document, query.units, source, space, similarities, config)
+        for document, source, (space, similarities) in zip(
+            documents, sources, pair_similarities(query, sources), strict=True
+        )
+    ]
+
+
+def _pair_passages(
+    document: int,
+    query: Units,
+    source: Units,
+    space: PairSpace,
+    similarities: UnitSimilarities,
+    config: DetectorConfig,
+) -> list[Passage]:
     seeds = seeds_above(similarities, cosine=config.seed_cosine, dice=config.seed_dice)
     fragments = _fragments(seeds, space, config.fragment_gap, config.fragment_gap, config)
     least = config.min_fragment_terms

@@ -18,7 +18,7 @@ The pair's similarities are two sparse matrix products (scipy), not a loop over 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -32,7 +32,8 @@ from detection.words import sentence_words
 
 __all__ = [
     "Units", "Seed", "PairSpace", "QuerySide", "UnitSimilarities", "text_units", "query_side",
-    "pair_space", "unit_similarities", "seeds_above", "seed_pairs", "could_seed",
+    "pair_space", "unit_similarities", "pair_similarities", "seeds_above", "seed_pairs",
+    "could_seed",
 ]  # fmt: skip
 
 Span = tuple[int, int]
@@ -133,7 +134,9 @@ def _counts(
     return rows, columns
 
 
-def _matrix(cells: tuple[list[int], list[int]], shape: tuple[int, int]) -> sparse.csr_matrix:
+def _matrix(
+    cells: tuple[Sequence[int] | np.ndarray, Sequence[int] | np.ndarray], shape: tuple[int, int]
+) -> sparse.csr_matrix:
     rows, columns = cells
     data = np.ones(len(rows), dtype=np.float64)
     return sparse.csr_matrix((data, (rows, columns)), shape=shape)  # duplicates are summed
@@ -232,6 +235,141 @@ def seeds_above(similarities: UnitSimilarities, *, cosine: float, dice: float) -
             dices[kept].tolist(), strict=True,
         )
     ]  # fmt: skip
+
+
+def pair_similarities(
+    side: QuerySide, sources: Sequence[Units]
+) -> list[tuple[PairSpace, UnitSimilarities]]:
+    """:func:`pair_space` and :func:`unit_similarities` of the query with each of ``sources``,
+    the same to the last bit, with one sparse operation of each kind for all pairs.
+
+    The pairs are the diagonal blocks of one matrix on each side (pair ``p``'s rows and its
+    own vocabulary's columns): every operation works row by row and adds in the order of a
+    row's entries, which are the same inside a block as in the pair's own matrices, so a
+    batch only saves the per-call overhead of scipy, which is most of a small pair's time.
+    """
+    found: list[tuple[PairSpace, UnitSimilarities]] = []
+    for first in range(0, len(sources), _BATCH_PAIRS):
+        found.extend(_batch_similarities(side, sources[first : first + _BATCH_PAIRS]))
+    return found
+
+
+_BATCH_PAIRS = 64  # pairs per block matrix: bounds its size, not its results
+
+
+def _batch_similarities(
+    side: QuerySide, sources: Sequence[Units]
+) -> list[tuple[PairSpace, UnitSimilarities]]:
+    query_length, count = len(side.units), len(sources)
+    row_parts: list[np.ndarray] = []
+    column_parts: list[np.ndarray] = []
+    widths: list[int] = []
+    lengths: list[int] = []
+    first_columns: list[int] = []
+    first_rows: list[int] = []
+    for source in sources:
+        rows, columns, width = _source_counts(source.terms, side.vocabulary)
+        first_rows.append(sum(lengths))
+        first_columns.append(sum(widths))
+        row_parts.append(np.array(rows, dtype=np.int64) + first_rows[-1])
+        column_parts.append(np.array(columns, dtype=np.int64) + first_columns[-1])
+        widths.append(max(width, 1))
+        lengths.append(len(source))
+    shape = (sum(lengths), max(sum(widths), 1))
+    tf_source = _matrix((_joined(row_parts), _joined(column_parts)), shape)
+    tf_query = _repeated(side.tf, first_columns, shape[1])
+    sets_query = (tf_query > 0).astype(np.float64)
+    sets_source = (tf_source > 0).astype(np.float64)
+    held = np.asarray(sets_source.sum(axis=0)).ravel()
+    isf = []
+    for number in range(count):
+        own = held[first_columns[number] : first_columns[number] + widths[number]]
+        own[: len(side.held)] += side.held
+        isf.append(np.log((query_length + lengths[number]) / np.maximum(own, 1.0)))
+    weights = sparse.diags(np.concatenate(isf) if isf else np.zeros(0))
+    batch = PairSpace(
+        (tf_query @ weights).tocsr(),
+        (tf_source @ weights).tocsr(),
+        sets_query.tocsr(),
+        sets_source.tocsr(),
+    )
+    similarities = unit_similarities(batch)
+    pair_of = similarities.rows // max(query_length, 1)
+    found = []
+    for number in range(count):
+        query_rows = (number * query_length, query_length)
+        source_rows = (first_rows[number], lengths[number])
+        block = (first_columns[number], widths[number])
+        space = PairSpace(
+            _block(batch.query, query_rows, block),
+            _block(batch.source, source_rows, block),
+            _block(batch.query_sets, query_rows, block),
+            _block(batch.source_sets, source_rows, block),
+        )
+        mine = np.flatnonzero(pair_of == number)
+        found.append((space, UnitSimilarities(
+            similarities.rows[mine] - query_rows[0],
+            similarities.columns[mine] - source_rows[0],
+            similarities.cosines[mine],
+            similarities.dices[mine],
+        )))  # fmt: skip
+    return found
+
+
+def _source_counts(
+    units: Sequence[tuple[str, ...]], known: Mapping[str, int]
+) -> tuple[list[int], list[int], int]:
+    """:func:`_counts` of a source on a copy of the query's vocabulary ``known`` (new terms
+    numbered from ``len(known)`` as they come), without copying it; and the pair's width."""
+    new: dict[str, int] = {}
+    base = len(known)
+    rows: list[int] = []
+    columns: list[int] = []
+    for row, unit in enumerate(units):
+        for word in unit:
+            column = known.get(word)
+            rows.append(row)
+            columns.append(new.setdefault(word, base + len(new)) if column is None else column)
+    return rows, columns, base + len(new)
+
+
+def _joined(parts: Sequence[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def _repeated(
+    matrix: sparse.csr_matrix, first_columns: Sequence[int], width: int
+) -> sparse.csr_matrix:
+    """``matrix`` once per block, shifted to the block's first column, stacked."""
+    count, entries = len(first_columns), matrix.nnz
+    indptr = [np.zeros(1, dtype=np.int64)]
+    indptr += [matrix.indptr[1:].astype(np.int64) + k * entries for k in range(count)]
+    indices = [matrix.indices.astype(np.int64) + first for first in first_columns]
+    return sparse.csr_matrix(
+        (
+            np.tile(matrix.data, count),
+            np.concatenate(indices) if indices else np.zeros(0, dtype=np.int64),
+            np.concatenate(indptr),
+        ),
+        shape=(matrix.shape[0] * count, width),
+    )
+
+
+def _block(
+    matrix: sparse.csr_matrix, rows: tuple[int, int], columns: tuple[int, int]
+) -> sparse.csr_matrix:
+    """The block of ``matrix`` at (first, count) ``rows`` and ``columns``, which holds every
+    entry of those rows."""
+    (first, count), (first_column, width) = rows, columns
+    start, end = matrix.indptr[first], matrix.indptr[first + count]
+    return sparse.csr_matrix(
+        (
+            matrix.data[start:end],
+            matrix.indices[start:end] - first_column,
+            matrix.indptr[first : first + count + 1] - start,
+        ),
+        shape=(count, width),
+    )
 
 
 def seed_pairs(space: PairSpace, *, cosine: float, dice: float) -> list[Seed]:

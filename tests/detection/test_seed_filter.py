@@ -11,15 +11,17 @@ from scipy import sparse
 from detection import DEFAULT_CONFIG, MemoryIndex, analyze
 from detection import detector as detector_module
 from detection.detector import detect_refined, query_units
-from detection.disguise import align_units
+from detection.disguise import align_many, align_units
 from detection.seeding import (
     PairSpace,
     Units,
     could_seed,
+    pair_similarities,
     pair_space,
     query_side,
     seed_pairs,
     text_units,
+    unit_similarities,
 )
 from tests.detection.test_disguise import DISGUISED, FOREIGN, ORIGINAL, UNRELATED
 
@@ -138,3 +140,37 @@ def test_the_filter_leaves_the_check_as_without_it(query_text, source_texts):
         )
         unfiltered = detect_refined(query, analysis, index, texts.__getitem__, config=config)
     assert filtered == unfiltered
+
+
+@given(_text, st.lists(_text, max_size=5))
+@settings(max_examples=60)
+def test_pairs_aligned_together_give_the_passages_of_each_pair(query_text, source_texts):
+    query = _units(query_text + " " + DISGUISED)
+    sources = [_units(text) for text in [*source_texts, ORIGINAL, UNRELATED + ORIGINAL]]
+    documents = list(range(len(sources)))
+    together = align_many(documents, query_side(query), sources, DEFAULT_CONFIG)
+    assert together == [
+        align_units(d, query, s, DEFAULT_CONFIG) for d, s in zip(documents, sources, strict=True)
+    ]
+    assert together[-2]
+
+
+@given(_text, st.lists(_text, min_size=1, max_size=5))
+@settings(max_examples=60)
+def test_pair_similarities_are_those_of_each_pair_to_the_bit(query_text, source_texts):
+    query = _units(query_text)
+    sources = [_units(text) for text in source_texts]
+    for source, (space, similarities) in zip(
+        sources, pair_similarities(query_side(query), sources), strict=True
+    ):
+        alone = pair_space(query, source)
+        for field in ("query", "source", "query_sets", "source_sets"):
+            assert (getattr(space, field) != getattr(alone, field)).nnz == 0
+            assert getattr(space, field).shape == getattr(alone, field).shape
+        expected = unit_similarities(alone)
+        assert _by_pair(similarities) == _by_pair(expected)
+
+
+def _by_pair(similarities) -> dict[tuple[int, int], tuple[float, float]]:  # type: ignore[no-untyped-def]
+    rows, columns, cosines, dices = (part.tolist() for part in similarities)
+    return {(r, c): (x, d) for r, c, x, d in zip(rows, columns, cosines, dices, strict=True)}
