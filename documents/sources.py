@@ -13,7 +13,7 @@ import json
 import logging
 from collections.abc import Callable, Collection, Mapping
 
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.db.models import F
 from django.db.models.functions import MD5
 
@@ -66,13 +66,15 @@ class StoredUnits:
     document's present text (md5 compared on the server) are read, new ones written with the
     md5 of the text they were made from (`source_text`, the text the check read)."""
 
-    def __init__(self, source_text: Callable[[int], str]) -> None:
+    def __init__(self, source_text: Callable[[int], str], *, using: str = DEFAULT_DB_ALIAS) -> None:
         self._text = source_text
+        self._using = using
         self.version = units_version()
 
     def load(self, documents: Collection[int]) -> Mapping[int, Units]:
         rows = (
-            DocumentUnits.objects.filter(document_id__in=list(documents), version=self.version)
+            DocumentUnits.objects.using(self._using)
+            .filter(document_id__in=list(documents), version=self.version)
             .alias(current=MD5("document__text"))
             .filter(text_md5=F("current"))
             .values_list("document_id", "units")
@@ -86,7 +88,7 @@ class StoredUnits:
         # Documents deleted meanwhile are left out by the join; one deleted between the join
         # and the commit fails the foreign key: the units are only a cache, so that is fine.
         try:
-            with transaction.atomic(), connection.cursor() as cursor:
+            with transaction.atomic(using=self._using), connections[self._using].cursor() as cursor:
                 cursor.execute(_SAVE, [self.version, ids, digests, payloads])
         except IntegrityError:
             logger.info("sentence units of %s not kept: a document is gone", ids)
