@@ -26,7 +26,7 @@ from detection.normalize import (
 )
 from detection.refine import WordView, refine_alignments, word_view
 from detection.scoring import SentencePair, copied_pairs
-from detection.seeding import Units, could_seed, query_side, text_units
+from detection.seeding import Units, coded_units, could_seed, query_side, text_units
 from detection.sentences import SENTENCES_VERSION, split_sentences
 from detection.vocabulary import document_features
 from detection.words import WORDS_VERSION, sentence_words
@@ -367,15 +367,20 @@ def _disguised(
     and summary mode): without one there is no seed, so no fragment and no passage."""
     if not documents:
         return {}
-    units = query_units(text, config)
+    side = query_side(query_units(text, config))
     source_units = sources.units_of(documents)
+    coded = coded_units(side, source_units)
     least = min(config.seed_dice, config.summary_seed)
-    seeded = could_seed(units, source_units, dice=least)
-    kept = [
-        (d, found) for d, found, seeds in zip(documents, source_units, seeded, strict=True) if seeds
-    ]
-    aligned = align_many([d for d, _ in kept], query_side(units), [u for _, u in kept], config)
-    return {document: passages for (document, _), passages in zip(kept, aligned, strict=True)}
+    seeded = could_seed(side, coded, dice=least)
+    kept = [number for number, seeds in enumerate(seeded) if seeds]
+    aligned = align_many(
+        [documents[k] for k in kept],
+        side,
+        [source_units[k] for k in kept],
+        config,
+        [coded[k] for k in kept],
+    )
+    return {documents[k]: passages for k, passages in zip(kept, aligned, strict=True)}
 
 
 def coverage(text_length: int, passages: Iterable[Passage]) -> float:

@@ -33,11 +33,13 @@ from detection.lexicon import is_han, terms
 from detection.model import Passage, PassageKind
 from detection.refine import WordView
 from detection.seeding import (
+    CodedUnits,
     PairSpace,
     QuerySide,
     Seed,
     Units,
     UnitSimilarities,
+    coded_units,
     pair_similarities,
     pair_space,
     seeds_above,
@@ -211,15 +213,21 @@ def align_units(
 
 
 def align_many(
-    documents: Sequence[int], query: QuerySide, sources: Sequence[Units], config: DetectorConfig
+    documents: Sequence[int],
+    query: QuerySide,
+    sources: Sequence[Units],
+    config: DetectorConfig,
+    coded: Sequence[CodedUnits] | None = None,
 ) -> list[list[Passage]]:
     """:func:`align_units` of the query with each of ``sources`` (source ``documents``), the
     same passages, with the pairs' similarities computed together
-    (:func:`detection.seeding.pair_similarities`)."""
+    (:func:`detection.seeding.pair_similarities`); ``coded``: the sources'
+    :func:`detection.seeding.coded_units`, if made already."""
+    coded = coded_units(query, sources) if coded is None else coded
     return [
         _pair_passages(document, query.units, source, space, similarities, config)
         for document, source, (space, similarities) in zip(
-            documents, sources, pair_similarities(query, sources), strict=True
+            documents, sources, pair_similarities(query, coded), strict=True
         )
     ]
 

@@ -18,7 +18,7 @@ The pair's similarities are two sparse matrix products (scipy), not a loop over 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -33,7 +33,7 @@ from detection.words import sentence_words
 __all__ = [
     "Units", "Seed", "PairSpace", "QuerySide", "UnitSimilarities", "text_units", "query_side",
     "pair_space", "unit_similarities", "pair_similarities", "seeds_above", "seed_pairs",
-    "could_seed",
+    "could_seed", "CodedUnits", "coded_units",
 ]  # fmt: skip
 
 Span = tuple[int, int]
@@ -237,11 +237,40 @@ def seeds_above(similarities: UnitSimilarities, *, cosine: float, dice: float) -
     ]  # fmt: skip
 
 
+class CodedUnits(NamedTuple):
+    """A source's term occurrences as integers: ``rows`` (the unit) and ``codes`` (a query
+    term's column in the query's vocabulary, any other term a code from ``len(vocabulary)``
+    on, shared by the sources coded together)."""
+
+    length: int  # units
+    rows: np.ndarray
+    codes: np.ndarray
+
+
+def coded_units(query: QuerySide, sources: Sequence[Units]) -> list[CodedUnits]:
+    """``sources`` coded against the query's vocabulary, the one pass over their terms that
+    :func:`could_seed` and :func:`pair_similarities` share."""
+    codes = dict(query.vocabulary)
+    coded = []
+    for source in sources:
+        rows: list[int] = []
+        found: list[int] = []
+        for row, unit in enumerate(source.terms):
+            for word in unit:
+                rows.append(row)
+                found.append(codes.setdefault(word, len(codes)))
+        coded.append(
+            CodedUnits(len(source), np.array(rows, dtype=np.int64), np.array(found, dtype=np.int64))
+        )
+    return coded
+
+
 def pair_similarities(
-    side: QuerySide, sources: Sequence[Units]
+    side: QuerySide, sources: Sequence[CodedUnits]
 ) -> list[tuple[PairSpace, UnitSimilarities]]:
-    """:func:`pair_space` and :func:`unit_similarities` of the query with each of ``sources``,
-    the same to the last bit, with one sparse operation of each kind for all pairs.
+    """:func:`pair_space` and :func:`unit_similarities` of the query with each of ``sources``
+    (:func:`coded_units`), the same to the last bit, with one sparse operation of each kind
+    for all pairs.
 
     The pairs are the diagonal blocks of one matrix on each side (pair ``p``'s rows and its
     own vocabulary's columns): every operation works row by row and adds in the order of a
@@ -258,7 +287,7 @@ _BATCH_PAIRS = 64  # pairs per block matrix: bounds its size, not its results
 
 
 def _batch_similarities(
-    side: QuerySide, sources: Sequence[Units]
+    side: QuerySide, sources: Sequence[CodedUnits]
 ) -> list[tuple[PairSpace, UnitSimilarities]]:
     query_length, count = len(side.units), len(sources)
     row_parts: list[np.ndarray] = []
@@ -268,13 +297,13 @@ def _batch_similarities(
     first_columns: list[int] = []
     first_rows: list[int] = []
     for source in sources:
-        rows, columns, width = _source_counts(source.terms, side.vocabulary)
+        columns, width = _pair_columns(source.codes, len(side.vocabulary))
         first_rows.append(sum(lengths))
         first_columns.append(sum(widths))
-        row_parts.append(np.array(rows, dtype=np.int64) + first_rows[-1])
-        column_parts.append(np.array(columns, dtype=np.int64) + first_columns[-1])
+        row_parts.append(source.rows + first_rows[-1])
+        column_parts.append(columns + first_columns[-1])
         widths.append(max(width, 1))
-        lengths.append(len(source))
+        lengths.append(source.length)
     shape = (sum(lengths), max(sum(widths), 1))
     tf_source = _matrix((_joined(row_parts), _joined(column_parts)), shape)
     tf_query = _repeated(side.tf, first_columns, shape[1])
@@ -316,21 +345,19 @@ def _batch_similarities(
     return found
 
 
-def _source_counts(
-    units: Sequence[tuple[str, ...]], known: Mapping[str, int]
-) -> tuple[list[int], list[int], int]:
-    """:func:`_counts` of a source on a copy of the query's vocabulary ``known`` (new terms
-    numbered from ``len(known)`` as they come), without copying it; and the pair's width."""
-    new: dict[str, int] = {}
-    base = len(known)
-    rows: list[int] = []
-    columns: list[int] = []
-    for row, unit in enumerate(units):
-        for word in unit:
-            column = known.get(word)
-            rows.append(row)
-            columns.append(new.setdefault(word, base + len(new)) if column is None else column)
-    return rows, columns, base + len(new)
+def _pair_columns(codes: np.ndarray, known: int) -> tuple[np.ndarray, int]:
+    """The columns of a source's term ``codes`` in its pair's vocabulary, as :func:`_counts`
+    numbers them on a copy of the query's (``known`` terms): query terms keep theirs, the
+    others follow in the order they first occur; and the pair's vocabulary size."""
+    columns = codes.copy()
+    new = codes >= known
+    if not new.any():
+        return columns, known
+    distinct, first = np.unique(codes[new], return_index=True)
+    rank = np.empty(len(distinct), dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(len(distinct))
+    columns[new] = known + rank[np.searchsorted(distinct, codes[new])]
+    return columns, known + len(distinct)
 
 
 def _joined(parts: Sequence[np.ndarray]) -> np.ndarray:
@@ -377,43 +404,37 @@ def seed_pairs(space: PairSpace, *, cosine: float, dice: float) -> list[Seed]:
     return seeds_above(unit_similarities(space), cosine=cosine, dice=dice)
 
 
-def could_seed(query: Units, sources: Sequence[Units], *, dice: float) -> list[bool]:
-    """Whether any unit pair of ``query`` and each of ``sources`` has a Dice coefficient of
-    their term sets above ``dice``: a source without one has no seed at a Dice threshold of
-    ``dice`` or more, whatever the weights (Dice counts terms, the cosine weighs them per pair).
+def could_seed(query: QuerySide, sources: Sequence[CodedUnits], *, dice: float) -> list[bool]:
+    """Whether any unit pair of the query and each of ``sources`` (:func:`coded_units`) has a
+    Dice coefficient of their term sets above ``dice``: a source without one has no seed at a
+    Dice threshold of ``dice`` or more, whatever the weights (Dice counts terms, the cosine
+    weighs them per pair).
 
-    All sources at once: one sparse product of the query's term sets (columns: its distinct
-    terms) with the stacked term sets of every source unit, whose other terms only count in
-    its size.  Dice is computed as :func:`unit_similarities` does, so the two agree exactly.
+    All sources at once: one sparse product of the query's term sets with the stacked term
+    sets of every source unit (columns: the query's terms; a unit's other terms only count in
+    its size).  Dice is computed as :func:`unit_similarities` does, so the two agree exactly.
     """
-    if not len(query) or not sources:
+    known = len(query.vocabulary)
+    if not len(query.units) or not known or not sources:
         return [False] * len(sources)
-    vocabulary: dict[str, int] = {}
-    query_sets = _set_rows(query.terms, vocabulary, grow=True)
-    source_units = [unit for source in sources for unit in source.terms]
-    source_sets = _set_rows(source_units, vocabulary, grow=False)
+    offsets = np.cumsum([0] + [source.length for source in sources])
+    units = _joined(
+        [source.rows + offset for source, offset in zip(sources, offsets, strict=False)]
+    )
+    codes = _joined([source.codes for source in sources])
+    total = max(int(codes.max(initial=0)) + 1, 1)
+    pairs = np.unique(units * total + codes)  # each term once per unit
+    units, codes = pairs // total, pairs % total
+    source_sizes = np.bincount(units, minlength=int(offsets[-1])).astype(np.float64)
+    held = codes < known
+    source_sets = sparse.csr_matrix(
+        (np.ones(int(held.sum())), (units[held], codes[held])), shape=(int(offsets[-1]), known)
+    )
+    query_sets = (query.tf > 0).astype(np.float64)  # as many columns as it has terms
     shared = (query_sets @ source_sets.T).tocoo()
-    query_sizes = np.array([len(set(unit)) for unit in query.terms], dtype=np.float64)
-    source_sizes = np.array([len(set(unit)) for unit in source_units], dtype=np.float64)
+    query_sizes = np.diff(query_sets.indptr).astype(np.float64)
     dices = 2 * shared.data / (query_sizes[shared.row] + source_sizes[shared.col])
-    owners = np.repeat(np.arange(len(sources)), [len(source) for source in sources])
+    owners = np.repeat(np.arange(len(sources)), [source.length for source in sources])
     seeded = np.zeros(len(sources), dtype=bool)
     seeded[owners[shared.col[dices > dice]]] = True
     return seeded.tolist()
-
-
-def _set_rows(
-    units: Sequence[tuple[str, ...]], vocabulary: dict[str, int], *, grow: bool
-) -> sparse.csr_matrix:
-    """Term sets of ``units`` as 0/1 rows over ``vocabulary`` (extended when ``grow``, else
-    terms outside it are left out)."""
-    rows: list[int] = []
-    columns: list[int] = []
-    for row, unit in enumerate(units):
-        for word in set(unit):
-            column = vocabulary.setdefault(word, len(vocabulary)) if grow else vocabulary.get(word)
-            if column is not None:
-                rows.append(row)
-                columns.append(column)
-    data = np.ones(len(rows), dtype=np.float64)
-    return sparse.csr_matrix((data, (rows, columns)), shape=(len(units), max(len(vocabulary), 1)))
