@@ -92,6 +92,9 @@ def documents_delete(alias: str, ids: Sequence[int]) -> None:
     """Delete documents (the trigger of migration 0003 removes their postings and lowers the
     recorded df), then VACUUM so the next load starts from a clean table."""
     with connections[alias].cursor() as cursor:
+        cursor.execute(
+            "DELETE FROM documents_documentunits WHERE document_id = ANY(%s)", [list(ids)]
+        )
         cursor.execute("DELETE FROM documents_document WHERE id = ANY(%s)", [list(ids)])
         cursor.execute("VACUUM (ANALYZE) documents_posting")
         cursor.execute("VACUUM (ANALYZE) documents_feature_df")

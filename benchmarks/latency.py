@@ -21,7 +21,7 @@ from django.db import transaction
 from benchmarks.corpus import Recombiner, Variant, document_id
 from benchmarks.database import documents_load
 from detection import DEFAULT_CONFIG, DocumentAnalysis, detect
-from detection.detector import detect_refined
+from detection.detector import UnitStore, detect_refined
 from documents.index.store import PostgresSentenceIndex
 
 
@@ -133,14 +133,16 @@ def refined_check_ms(
     index: PostgresSentenceIndex,
     queries: Sequence[tuple[str, DocumentAnalysis]],
     source_text: Callable[[int], str],
+    unit_store: UnitStore | None = None,
 ) -> list[float]:
     """Wall time per query of the check the app runs (`detect_refined`: the lookup, word-level
     borders and the disguised-copy stage over every candidate source), with the source texts
-    read from memory rather than the database."""
+    read from memory rather than the database; with `unit_store`, the sources' sentence
+    units are read from it (and the missing ones written to it) as the app does."""
     timings = []
     for text, analysis in queries:
         started = time.perf_counter()
-        detect_refined(text, analysis, index, source_text)
+        detect_refined(text, analysis, index, source_text, unit_store=unit_store)
         timings.append((time.perf_counter() - started) * 1000)
     return timings
 

@@ -159,6 +159,13 @@ METHOD = {
     "percentiles. curve[].cpu_during_latency: shares of all CPUs' time over the worst-case "
     "timings from /proc/stat (busy = running; steal = the hypervisor running something else "
     "while this machine's CPUs had work), null where there is no /proc/stat",
+    "refined_check": "refined_check_*: detection.detect_refined on the worst-case queries "
+    "(lookup, word-level borders, the disguised-copy stage over every candidate source), "
+    "source texts from memory, each source's sentence units made during the check (the first "
+    "pass of the process: the term caches cold); refined_check_warm_*: the same again (caches "
+    "warm); refined_check_units_*: the same with the units kept in the database "
+    "(documents.sources.StoredUnits, as the app does): a first pass writes the candidates' "
+    "units (units_written), a second reads them (units_stored)",
     "batch_all_pairs": "the last batch_pairs archive documents (recombined) as one collection: "
     "each checked with detection.detect against an index scoped to the batch, excluding "
     "itself (the app's path), wall time for the whole batch",
@@ -300,6 +307,7 @@ def _grow(recombiner, options, alias, collection_id, loaded, queries, say, truth
         )
         point["refined_check_p50_ms"] = round(latency.percentile(refined, 0.5), 2)
         point["refined_check_p95_ms"] = round(latency.percentile(refined, 0.95), 2)
+        point.update(_stored_units_check(index, list(zip(texts, queries, strict=True)), recombiner))
         after = database.autovacuum_runs(alias)
         point["autovacuum_runs_during_latency"] = {
             table: runs - autovacuum_before.get(table, 0)
@@ -321,6 +329,33 @@ def _grow(recombiner, options, alias, collection_id, loaded, queries, say, truth
         "document_and_sentence_rows_seconds": round(clock.rows_and_sentences, 2),
     }
     return curve, load
+
+
+def _stored_units_check(index, queries, recombiner) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """The refined check again (warm), then with the sources' sentence units kept in the
+    database, as the app keeps them (`documents.sources.StoredUnits`): the first pass over
+    the queries makes and writes the units of their candidates, the second reads them. The
+    store ties units to the md5 of the text in the database, where archive documents beyond
+    the ingested ones have none (`store_text=False`): the store is given that text, the
+    check the real one."""
+    from documents.models import Document
+    from documents.sources import StoredUnits
+
+    stored_text = dict(Document.objects.using(index.using).values_list("id", "text"))
+    store = StoredUnits(lambda document: stored_text.get(document, ""), using=index.using)
+    text = _variant_text(recombiner)
+    # The same check again without a store: the term caches are warm now, as for the passes
+    # with a store, so it is the one to compare them with.
+    warm = latency.refined_check_ms(index, queries, text)
+    first = latency.refined_check_ms(index, queries, text, unit_store=store)
+    again = latency.refined_check_ms(index, queries, text, unit_store=store)
+    return {
+        "refined_check_warm_p50_ms": round(latency.percentile(warm, 0.5), 2),
+        "refined_check_warm_p95_ms": round(latency.percentile(warm, 0.95), 2),
+        "refined_check_units_written_p50_ms": round(latency.percentile(first, 0.5), 2),
+        "refined_check_units_stored_p50_ms": round(latency.percentile(again, 0.5), 2),
+        "refined_check_units_stored_p95_ms": round(latency.percentile(again, 0.95), 2),
+    }
 
 
 def _curve_point(

@@ -5,25 +5,36 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Protocol
 
 from detection.align import Alignment, align
 from detection.config import DEFAULT_CONFIG, DetectorConfig
-from detection.disguise import align_units, exact_kinds, merge_passages, not_tiny
+from detection.disguise import align_many, exact_kinds, merge_passages, not_tiny
 from detection.errors import DetectionError
 from detection.features import FeatureModel, feature_model
+from detection.idf import load_idf_model
 from detection.index import MemoryIndex, SentenceIndex
 from detection.language import detect_language
+from detection.lexicon import LEXICON_VERSION
 from detection.model import DocumentAnalysis, Passage, SentenceRecord
-from detection.normalize import normalize_with_offsets, normalized_once, original_spans
+from detection.normalize import (
+    NORMALIZE_VERSION,
+    normalize_with_offsets,
+    normalized_once,
+    original_spans,
+)
 from detection.refine import WordView, refine_alignments, word_view
 from detection.scoring import SentencePair, copied_pairs
-from detection.seeding import Units, text_units
-from detection.sentences import split_sentences
+from detection.seeding import Units, coded_units, could_seed, query_side, text_units
+from detection.sentences import SENTENCES_VERSION, split_sentences
 from detection.vocabulary import document_features
-from detection.words import sentence_words
+from detection.words import WORDS_VERSION, sentence_words
 
-__all__ = ["analyze", "detect", "compare", "coverage", "model_version", "warm_up"]
+__all__ = [
+    "analyze", "detect", "compare", "coverage", "model_version", "units_version", "warm_up",
+    "UnitStore",
+]  # fmt: skip
 
 
 def model_version(config: DetectorConfig = DEFAULT_CONFIG) -> str:
@@ -188,27 +199,46 @@ def detect_refined(
     *,
     exclude: Collection[int] = (),
     config: DetectorConfig = DEFAULT_CONFIG,
+    unit_store: UnitStore | None = None,
 ) -> list[Passage]:
     """:func:`detect` with word-level passage borders (:mod:`detection.refine`) and, with
     ``config.disguise``, the disguised copies of every candidate source
     (:mod:`detection.disguise`).
 
     For callers that have the texts: ``text`` is the query (``analysis`` is its analysis) and
-    ``source_text(document_id)`` returns a source's text; it is called once per candidate
-    source.
+    ``source_text(document_id)`` returns a source's text; it is called at most once per
+    candidate source.  ``unit_store`` keeps the sources' sentence units between checks.
     """
-    return detect_with_sources(
-        text, analysis, index, SourceViews(source_text, config), exclude=exclude, config=config
-    )
+    views = SourceViews(source_text, config, unit_store)
+    return detect_with_sources(text, analysis, index, views, exclude=exclude, config=config)
+
+
+class UnitStore(Protocol):
+    """Sentence units of source documents kept between checks (e.g. in a database): units
+    depend only on a document's text and :func:`units_version`, which a store must check."""
+
+    def load(self, documents: Collection[int]) -> Mapping[int, Units]:
+        """The stored units of those of ``documents`` that have them."""
+        ...
+
+    def save(self, units: Mapping[int, Units]) -> None:
+        """Keep the units just made for these documents."""
+        ...
 
 
 class SourceViews:
     """Source texts' word views and sentence units, made once per source (a caller checking
     many documents against one corpus keeps one instance)."""
 
-    def __init__(self, source_text: Callable[[int], str], config: DetectorConfig) -> None:
+    def __init__(
+        self,
+        source_text: Callable[[int], str],
+        config: DetectorConfig,
+        store: UnitStore | None = None,
+    ) -> None:
         self._text = source_text
         self._config = config
+        self._store = store
         self._views: dict[int, WordView] = {}
         self._units: dict[int, Units] = {}
 
@@ -224,6 +254,18 @@ class SourceViews:
             self._units[document] = query_units(text, self._config)
         return self._units[document]
 
+    def units_of(self, documents: Sequence[int]) -> list[Units]:
+        """:meth:`units` of several documents: those the store has are read from it in one
+        call, the others made and given to it."""
+        missing = [document for document in documents if document not in self._units]
+        if self._store is not None and missing:
+            stored = self._store.load(missing)
+            self._units.update(stored)
+            made = {d: self.units(d) for d in missing if d not in stored}
+            if made:
+                self._store.save(made)
+        return [self.units(document) for document in documents]
+
 
 def _candidates(by_document: Mapping[int, list[SentencePair]], config: DetectorConfig) -> set[int]:
     """Sources with at least ``candidate_pairs`` sentence pairs, the ``max_candidates`` with
@@ -238,6 +280,21 @@ def _candidates(by_document: Mapping[int, list[SentencePair]], config: DetectorC
     if config.max_candidates is None:
         return {d for _, d in counted}
     return {d for _, d in sorted(counted, reverse=True)[: config.max_candidates]}
+
+
+def units_version(config: DetectorConfig = DEFAULT_CONFIG) -> str:
+    """What the sentence units of :func:`query_units` depend on besides the text: stored
+    units of another version are not those ``config`` makes."""
+    idf = load_idf_model()
+    return ";".join(
+        [
+            "units1",
+            f"text={NORMALIZE_VERSION}/{WORDS_VERSION}/{SENTENCES_VERSION}",
+            f"sentences=max{config.max_sentence_chars}/{config.english_splitter}",
+            f"terms={LEXICON_VERSION}@idf={idf.version}@{idf.digest}",
+            f"min={config.min_unit_terms}",
+        ]
+    )
 
 
 def query_units(text: str, config: DetectorConfig) -> Units:
@@ -283,24 +340,52 @@ def detect_with_sources(
     candidates = ranked | {p.source for p in refined}
     if not candidates:
         return refined
-    units = query_units(text, config)
     query_view = word_view(text)
-    passages: list[Passage] = []
+    kinds: dict[int, tuple[list[Passage], bool]] = {}
     for document in sorted(candidates):
-        exact, verbatim = exact_kinds(
-            [p for p in refined if p.source == document],
-            query_view,
-            sources.view(document),
-            config,
+        own = [p for p in refined if p.source == document]
+        # exact_kinds of no passages is ([], False): a source's view is made only when used.
+        kinds[document] = (
+            exact_kinds(own, query_view, sources.view(document), config) if own else ([], False)
         )
-        disguised = align_units(
-            document, units, sources.units(document), config, beside_verbatim=verbatim
-        )
-        merged = merge_passages(exact, disguised, verbatim, config.border_slack)
+    disguised = _disguised(text, kinds, sources, config)
+    passages: list[Passage] = []
+    for document, (exact, verbatim) in kinds.items():
+        merged = merge_passages(exact, disguised.get(document, []), verbatim, config.border_slack)
         if verbatim:
             merged = [p for p in merged if not_tiny(p, query_view, config.min_latin_terms)]
         passages.extend(merged)
     return sorted(passages, key=lambda p: (p.start, p.end, p.source, p.source_start))
+
+
+def _disguised(
+    text: str,
+    kinds: Mapping[int, tuple[list[Passage], bool]],
+    sources: SourceViews,
+    config: DetectorConfig,
+) -> dict[int, list[Passage]]:
+    """:func:`detection.disguise.align_units` of the query with each source of ``kinds``
+    (``beside_verbatim`` where :func:`exact_kinds` found a verbatim copy), run only on those
+    with a unit pair above the lower of the two seed Dice thresholds (of normal and summary
+    mode): without one there is no seed, so no fragment and no passage."""
+    documents = list(kinds)
+    if not documents:
+        return {}
+    side = query_side(query_units(text, config))
+    source_units = sources.units_of(documents)
+    coded = coded_units(side, source_units)
+    least = min(config.seed_dice, config.summary_seed)
+    seeded = could_seed(side, coded, dice=least)
+    kept = [number for number, seeds in enumerate(seeded) if seeds]
+    aligned = align_many(
+        [documents[k] for k in kept],
+        side,
+        [source_units[k] for k in kept],
+        config,
+        [coded[k] for k in kept],
+        [kinds[documents[k]][1] for k in kept],
+    )
+    return {documents[k]: passages for k, passages in zip(kept, aligned, strict=True)}
 
 
 def coverage(text_length: int, passages: Iterable[Passage]) -> float:

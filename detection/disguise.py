@@ -32,9 +32,21 @@ from detection.extension import Fragment, extend_seeds, resolve_overlaps, source
 from detection.lexicon import is_han, terms
 from detection.model import Passage, PassageKind
 from detection.refine import WordView
-from detection.seeding import PairSpace, Seed, Units, pair_space, seed_pairs
+from detection.seeding import (
+    CodedUnits,
+    PairSpace,
+    QuerySide,
+    Seed,
+    Units,
+    UnitSimilarities,
+    coded_units,
+    pair_similarities,
+    pair_space,
+    seeds_above,
+    unit_similarities,
+)
 
-__all__ = ["align_units", "exact_kinds", "merge_passages", "not_tiny", "passage_kind"]
+__all__ = ["align_units", "align_many", "exact_kinds", "merge_passages", "not_tiny", "passage_kind"]
 
 
 def _fragments(
@@ -123,11 +135,15 @@ def _joined(fragments: Sequence[Fragment], gap: int, space: PairSpace) -> list[F
 
 
 def _summary_fragments(
-    space: PairSpace, query: Units, source: Units, config: DetectorConfig
+    space: PairSpace,
+    similarities: UnitSimilarities,
+    query: Units,
+    source: Units,
+    config: DetectorConfig,
 ) -> list[Fragment]:
     """Fragments of summary mode: looser seeds, a wide source gap, joined on the query side;
     empty unless they cover ``summary_ratio`` times more source than query characters."""
-    seeds = seed_pairs(space, cosine=config.summary_seed, dice=config.summary_seed)
+    seeds = seeds_above(similarities, cosine=config.summary_seed, dice=config.summary_seed)
     found = extend_seeds(
         seeds,
         space,
@@ -202,18 +218,56 @@ def _firm(fragment: Fragment, config: DetectorConfig) -> bool:
 
 def align_units(
     document: int,
-    query: Units,
+    query: Units | QuerySide,
     source: Units,
     config: DetectorConfig,
     *,
     beside_verbatim: bool = False,
 ) -> list[Passage]:
-    """Passages of the query copied from source ``document`` in disguise (module docstring).
+    """Passages of the query copied from source ``document`` in disguise (module docstring);
+    ``query`` may be its :func:`detection.seeding.query_side`, made once for many sources.
 
     ``beside_verbatim``: the pair holds a verbatim copy (:func:`exact_kinds`); only firm
     fragments (:func:`_firm`) are wanted, and no summary."""
     space = pair_space(query, source)
-    seeds = seed_pairs(space, cosine=config.seed_cosine, dice=config.seed_dice)
+    query = query.units if isinstance(query, QuerySide) else query
+    similarities = unit_similarities(space)
+    return _pair_passages(document, query, source, space, similarities, config, beside_verbatim)
+
+
+def align_many(
+    documents: Sequence[int],
+    query: QuerySide,
+    sources: Sequence[Units],
+    config: DetectorConfig,
+    coded: Sequence[CodedUnits] | None = None,
+    beside_verbatim: Sequence[bool] | None = None,
+) -> list[list[Passage]]:
+    """:func:`align_units` of the query with each of ``sources`` (source ``documents``), the
+    same passages, with the pairs' similarities computed together
+    (:func:`detection.seeding.pair_similarities`); ``coded``: the sources'
+    :func:`detection.seeding.coded_units`, if made already; ``beside_verbatim``: per source,
+    as in :func:`align_units`."""
+    coded = coded_units(query, sources) if coded is None else coded
+    beside = [False] * len(sources) if beside_verbatim is None else beside_verbatim
+    return [
+        _pair_passages(document, query.units, source, space, similarities, config, verbatim)
+        for document, source, (space, similarities), verbatim in zip(
+            documents, sources, pair_similarities(query, coded), beside, strict=True
+        )
+    ]
+
+
+def _pair_passages(
+    document: int,
+    query: Units,
+    source: Units,
+    space: PairSpace,
+    similarities: UnitSimilarities,
+    config: DetectorConfig,
+    beside_verbatim: bool,
+) -> list[Passage]:
+    seeds = seeds_above(similarities, cosine=config.seed_cosine, dice=config.seed_dice)
     fragments = _fragments(seeds, space, config.fragment_gap, config.fragment_gap, config)
     least = config.min_fragment_terms
     fragments = [
@@ -221,7 +275,7 @@ def align_units(
         for f in fragments
         if _long_enough(f, query, source, least) and _supported(f, config.single_cosine)
     ]
-    condensed = _summary_fragments(space, query, source, config)
+    condensed = _summary_fragments(space, similarities, query, source, config)
     summary = bool(condensed) and all(_stride(f) >= config.summary_stride for f in condensed)
     if summary and beside_verbatim:
         return []

@@ -27,7 +27,13 @@ from typing import Any, Final
 
 from detection.idf import load_idf_model
 
-__all__ = ["terms", "term", "is_han", "english_stopwords", "chinese_stopwords", "cilin_groups"]
+__all__ = [
+    "LEXICON_VERSION", "terms", "term", "is_han", "english_stopwords", "chinese_stopwords",
+    "cilin_groups",
+]  # fmt: skip
+
+#: Changes whenever :func:`term` can change for some word (stored sentence units name it).
+LEXICON_VERSION: Final = "lex1"
 
 _ENGLISH_STOPWORDS: Final = 120  # most frequent English words of the IDF table dropped
 _CHINESE_STOPWORDS: Final = 60  # most frequent Chinese words dropped

@@ -345,3 +345,18 @@ class Verdict(models.Model):
     @property
     def passage(self) -> bool:
         return self.start is not None
+
+
+class DocumentUnits(models.Model):
+    """A document's sentence units for the disguised-copy stage (`detection.units_version`),
+    made at the first check that compares it and read by the next ones (documents.sources):
+    making them costs more than comparing them. `text_md5` is the md5 of the text they were
+    made from: units of any other text are never read."""
+
+    document = models.OneToOneField(
+        Document, on_delete=models.CASCADE, primary_key=True, related_name="units"
+    )
+    version = models.CharField(max_length=500)
+    text_md5 = models.CharField(max_length=32)
+    # {"spans": [[start, end], ...], "terms": [[term, ...], ...]}: detection.seeding.Units.
+    units = models.JSONField()

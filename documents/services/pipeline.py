@@ -18,12 +18,12 @@ from detection import DEFAULT_CONFIG, DetectionError, DocumentAnalysis, Passage,
 from detection.detector import detect_refined
 from documents import boilerplate, selectors, signals
 from documents.index.store import PostgresSentenceIndex
-from documents.models import Document
+from documents.models import Document, DocumentUnits
 from documents.reading import UnreadableFile, read_text
 from documents.services.locks import DocumentGone, lock_document
 from documents.services.matches import matches_replace, snapshot
 from documents.services.requeue import copiers_requeue, document_recheck, recheck_after_template
-from documents.sources import SourceTexts, SpanRecorder
+from documents.sources import SourceTexts, SpanRecorder, StoredUnits
 from extraction.citations import find_citations
 
 logger = logging.getLogger(__name__)
@@ -128,7 +128,10 @@ def _detect(
     query = _without_features(analysis, given) if given else analysis
     # No template in the scope is ever a source: the collection's own nor an archive's.
     excluded = {document.id, *selectors.template_ids(collections=scope)}
-    passages = detect_refined(text, query, recorder, SourceTexts(recorder), exclude=excluded)
+    texts = SourceTexts(recorder)
+    passages = detect_refined(
+        text, query, recorder, texts, exclude=excluded, unit_store=StoredUnits(texts)
+    )
     if given:
         passages = _outside(passages, _given_ranges(text, analysis, given), text)
     return passages, _common_note(query, scoped, excluded)
@@ -262,6 +265,8 @@ def _index_replace(
             .exists()
         )
         index.remove(document.id)
+        if changed:  # StoredUnits never reads them (md5), but they would only take space
+            DocumentUnits.objects.filter(document_id=document.id).delete()
         citations = find_citations(page.text, page.block_quotes).as_json()
         Document.objects.filter(id=document.id).update(
             text=page.text,
