@@ -77,6 +77,10 @@ class DetectorConfig:
             query; of the latter, only the max_candidates with the highest sum of pair scores
             are aligned (None: all; a limit bounds the work per check in a large archive and
             loses disguised copies whose sources share few pairs).
+        candidate_features / feature_candidates: of the other sources, those sharing at
+            least candidate_features distinct Low-IDF-Sig features with the query are
+            candidates too, the feature_candidates sharing the most (None: none; a machine
+            translation keeps few word chains, too scattered for a sentence pair).
         min_unit_terms: a sentence with fewer terms is annexed to the next one.
         seed_cosine / seed_dice: a seed is a unit pair above both (tf-isf cosine, Dice).
         fragment_gap: units tolerated between seeds on either side of a fragment at first;
@@ -141,6 +145,8 @@ class DetectorConfig:
     disguise: bool = True
     candidate_pairs: int = 1
     max_candidates: int | None = None
+    candidate_features: int | None = 3
+    feature_candidates: int = 100
     min_unit_terms: int = 3
     seed_cosine: float = 0.33
     seed_dice: float = 0.33

@@ -25,7 +25,7 @@ from detection.normalize import (
     original_spans,
 )
 from detection.refine import WordView, refine_alignments, word_view
-from detection.scoring import SentencePair, copied_pairs
+from detection.scoring import SentencePair, match_query
 from detection.seeding import Units, coded_units, could_seed, query_side, text_units
 from detection.sentences import SENTENCES_VERSION, split_sentences
 from detection.vocabulary import document_features
@@ -147,6 +147,17 @@ def _pairs_by_document(
     config: DetectorConfig,
 ) -> dict[int, list[SentencePair]]:
     """The query's sentence pairs found through the index, by source document."""
+    return _matched(analysis, index, exclude, config)[0]
+
+
+def _matched(
+    analysis: DocumentAnalysis,
+    index: SentenceIndex,
+    exclude: Collection[int],
+    config: DetectorConfig,
+) -> tuple[dict[int, list[SentencePair]], dict[int, int]]:
+    """:func:`_pairs_by_document` and the distinct features each source shares with the
+    query (:func:`detection.scoring.match_query`)."""
     expected = feature_model(config).version
     if analysis.model_version != expected:
         raise DetectionError(
@@ -154,9 +165,10 @@ def _pairs_by_document(
             f"{expected!r}: analyze() and detect() need the same DetectorConfig features"
         )
     by_document: dict[int, list[SentencePair]] = defaultdict(list)
-    for pair in copied_pairs(analysis, index, exclude=set(exclude), config=config):
+    match = match_query(analysis, index, exclude=set(exclude), config=config)
+    for pair in match.pairs:
         by_document[pair.document].append(pair)
-    return by_document
+    return by_document, match.shared_features
 
 
 def _aligned(
@@ -267,19 +279,35 @@ class SourceViews:
         return [self.units(document) for document in documents]
 
 
-def _candidates(by_document: Mapping[int, list[SentencePair]], config: DetectorConfig) -> set[int]:
+def _candidates(
+    by_document: Mapping[int, list[SentencePair]],
+    shared_features: Mapping[int, int],
+    config: DetectorConfig,
+) -> set[int]:
     """Sources with at least ``candidate_pairs`` sentence pairs, the ``max_candidates`` with
     the highest sum of pair scores: a disguised copy keeps a few edge pairs with its source
     even where no sentence pair passes (the index is the candidate stage, as source
-    retrieval is in PAN)."""
+    retrieval is in PAN).  Then, of the other sources sharing at least
+    ``candidate_features`` distinct features with the query, the ``feature_candidates`` that
+    share the most: a machine translation keeps few word chains, too scattered for a pair."""
     counted = [
         (sum(p.score for p in pairs), d)
         for d, pairs in by_document.items()
         if len(pairs) >= config.candidate_pairs
     ]
     if config.max_candidates is None:
-        return {d for _, d in counted}
-    return {d for _, d in sorted(counted, reverse=True)[: config.max_candidates]}
+        found = {d for _, d in counted}
+    else:
+        found = {d for _, d in sorted(counted, reverse=True)[: config.max_candidates]}
+    if config.candidate_features is None:
+        return found
+    others = sorted(
+        ((n, d) for d, n in shared_features.items() if n >= config.candidate_features),
+        key=lambda item: (-item[0], item[1]),
+    )
+    return found | {
+        d for _, d in [o for o in others if o[1] not in found][: config.feature_candidates]
+    }
 
 
 def units_version(config: DetectorConfig = DEFAULT_CONFIG) -> str:
@@ -319,8 +347,8 @@ def detect_with_sources(
 ) -> list[Passage]:
     """:func:`detect_refined` with a reusable :class:`SourceViews`; ``within``: only these
     sources are looked at (every step is per source, so their passages are the same)."""
-    by_document = _pairs_by_document(analysis, index, exclude, config)
-    ranked = _candidates(by_document, config)  # before ``within``: the same for every caller
+    by_document, shared_features = _matched(analysis, index, exclude, config)
+    ranked = _candidates(by_document, shared_features, config)  # before ``within``: as in the app
     if within is not None:
         by_document = {d: pairs for d, pairs in by_document.items() if d in within}
         ranked &= set(within)

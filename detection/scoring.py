@@ -39,7 +39,7 @@ from detection.config import DetectorConfig, SimilarityMeasure
 from detection.index import MAX_SIZE, Postings, SentenceIndex, unpack_refs
 from detection.model import DocumentAnalysis
 
-__all__ = ["SentencePair", "similarity", "copied_pairs"]
+__all__ = ["SentencePair", "QueryMatch", "similarity", "copied_pairs", "match_query"]
 
 
 class SentencePair(NamedTuple):
@@ -74,6 +74,14 @@ def similarity(shared: int, size_a: int, size_b: int, measure: SimilarityMeasure
     return shared / size_a
 
 
+class QueryMatch(NamedTuple):
+    """What the index gives for one query: its sentence pairs (:func:`copied_pairs`) and,
+    by source document, how many distinct features it shares with the query."""
+
+    pairs: list[SentencePair]
+    shared_features: dict[int, int]
+
+
 def copied_pairs(
     analysis: DocumentAnalysis,
     index: SentenceIndex,
@@ -84,11 +92,22 @@ def copied_pairs(
     """All (query sentence, source sentence) pairs scoring at least the threshold, and the
     edge pairs (`SentencePair.edge`), ordered by query sentence, document and source
     sentence."""
+    return match_query(analysis, index, exclude=exclude, config=config).pairs
+
+
+def match_query(
+    analysis: DocumentAnalysis,
+    index: SentenceIndex,
+    *,
+    exclude: Collection[int] = (),
+    config: DetectorConfig,
+) -> QueryMatch:
+    """:func:`copied_pairs` and the shared features by document, from one index look-up."""
     sentences = analysis.sentences
     lengths = np.fromiter((len(s.features) for s in sentences), np.int64, len(sentences))
     total = int(lengths.sum())
     if not total:
-        return []
+        return QueryMatch([], {})
     features = np.fromiter(chain.from_iterable(s.features for s in sentences), np.int64, total)
     owners = np.repeat(np.arange(len(sentences)), lengths)  # position of each feature's sentence
     sizes = np.minimum(lengths, MAX_SIZE)  # as the index stores them
@@ -96,6 +115,7 @@ def copied_pairs(
     max_df = config.max_df(index.document_count())
     found = index.postings(np.unique(features), max_df=max_df)
     found = _rare_in_sources(_without(found, exclude), config.max_sentence_df)
+    shared_features = _features_by_document(found)
     owners, refs = _shared(features, owners, found)
     owners, refs, shared = _counted(owners, refs)
     documents, sources, source_sizes = unpack_refs(refs)
@@ -108,13 +128,28 @@ def copied_pairs(
     kept = np.flatnonzero(paired | edge)
     strong = paired[kept] & (shared[kept] >= config.min_shared)
     numbers = [s.index for s in sentences]
-    return [
+    pairs = [
         SentencePair(document, numbers[owner], source, score, firm, extends)
         for document, owner, source, score, firm, extends in zip(
             documents[kept].tolist(), owners[kept].tolist(), sources[kept].tolist(),
             scores[kept].tolist(), strong.tolist(), edge[kept].tolist(), strict=True,
         )
     ]  # fmt: skip
+    return QueryMatch(pairs, shared_features)
+
+
+def _features_by_document(found: Postings) -> dict[int, int]:
+    """How many distinct features of ``found`` (postings of query features) each document
+    holds."""
+    if not len(found):
+        return {}
+    documents = unpack_refs(found.refs)[0]
+    order = np.lexsort((found.features, documents))
+    documents, features = documents[order], found.features[order]
+    fresh = np.ones(len(order), dtype=bool)
+    fresh[1:] = (documents[1:] != documents[:-1]) | (features[1:] != features[:-1])
+    held, counts = np.unique(documents[fresh], return_counts=True)
+    return dict(zip(held.tolist(), counts.tolist(), strict=True))
 
 
 def _jaccard(shared: np.ndarray, sizes: np.ndarray, source_sizes: np.ndarray) -> np.ndarray:

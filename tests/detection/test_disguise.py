@@ -8,7 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from detection import DEFAULT_CONFIG, MemoryIndex, Passage, analyze, compare
-from detection.detector import SourceViews, detect_refined, detect_with_sources, query_units
+from detection.detector import (
+    SourceViews,
+    _candidates,
+    detect_refined,
+    detect_with_sources,
+    query_units,
+)
 from detection.disguise import (
     _firm,
     _grown,
@@ -25,6 +31,7 @@ from detection.extension import (
     source_span,
 )
 from detection.lexicon import term, terms
+from detection.scoring import SentencePair
 from detection.seeding import Seed, pair_space, seed_pairs, text_units
 
 ORIGINAL = (
@@ -376,3 +383,12 @@ def test_the_pan_path_picks_the_same_candidates_as_the_app():
             query, analyze(query, config), index, views, within={source}, config=config
         )
         assert pan == [p for p in app if p.source == source]
+
+
+def test_sources_sharing_many_features_are_candidates_without_a_pair():
+    config = replace(DEFAULT_CONFIG, candidate_features=3, feature_candidates=2)
+    paired = {1: [SentencePair(1, 0, 0, 0.4)]}
+    shared = {1: 2, 2: 3, 3: 9, 4: 5, 5: 2}
+    # Source 1 has a pair; of the others with 3 features or more, the two sharing the most.
+    assert _candidates(paired, shared, config) == {1, 3, 4}
+    assert _candidates(paired, shared, replace(config, candidate_features=None)) == {1}

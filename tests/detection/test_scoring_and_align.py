@@ -19,7 +19,7 @@ from detection import (
 from detection.align import align, cluster_pairs, split_at_source_gaps
 from detection.features import feature_model
 from detection.index import MAX_DOCUMENT_ID, MAX_SENTENCES, MAX_SIZE, pack_refs, unpack_refs
-from detection.scoring import SentencePair, copied_pairs, similarity
+from detection.scoring import SentencePair, copied_pairs, match_query, similarity
 
 VERSION = feature_model(DEFAULT_CONFIG).version
 
@@ -339,3 +339,15 @@ def test_the_memory_index_refuses_ids_a_reference_cannot_hold_and_stays_unchange
             index.add(bad, document({1, 2}))
     assert index.document_count() == 1
     assert list(index.postings({1}, max_df=None)) == [Posting(1, 1, 0, 2)]
+
+
+def test_the_shared_features_of_each_source_are_counted_once():
+    index = MemoryIndex()
+    # Source 1 holds features 1-3 in two sentences (3 twice); source 2 holds feature 9 only.
+    index.add(1, document({1, 2, 3}, {3, 50, 51}))
+    index.add(2, document({9, 60}))
+    match = match_query(document({1, 2}, {3, 70}, {9, 80}), index, config=DEFAULT_CONFIG)
+    assert match.shared_features == {1: 3, 2: 1}
+    assert match.pairs == copied_pairs(
+        document({1, 2}, {3, 70}, {9, 80}), index, config=DEFAULT_CONFIG
+    )
