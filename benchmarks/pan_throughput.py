@@ -10,8 +10,8 @@ indexing, detection, word-level refinement, writing XML) and analyze() alone; ``
 also times jieba against rjieba (the same dictionary) on the corpus' Han text.
 
 ``--digest`` prints instead a digest of what analyze() returns for every document (language,
-sentence spans, features): a speed-up must leave it unchanged (docs/detection.md,
-"Throughput").
+sentence spans, features): a speed-up must leave it unchanged (docs/benchmarks.md,
+"Where analysis time goes").
 """
 
 from __future__ import annotations
