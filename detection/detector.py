@@ -380,9 +380,7 @@ def detect_with_sources(
     passages: list[Passage] = []
     for document, (exact, verbatim) in kinds.items():
         merged = merge_passages(exact, disguised.get(document, []), verbatim, config.border_slack)
-        if verbatim:
-            merged = [p for p in merged if not_tiny(p, query_view, config.min_latin_terms)]
-        passages.extend(merged)
+        passages.extend(p for p in merged if not_tiny(p, query_view, config.min_latin_terms))
     return sorted(passages, key=lambda p: (p.start, p.end, p.source, p.source_start))
 
 
