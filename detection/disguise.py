@@ -375,7 +375,8 @@ def merge_passages(
     sentence or two word for word beside the paraphrased rest.  A disguised passage
     overlapping exact ones on both sides takes them in (it found the edited rest of the
     copy; their word-exact borders stay where it reaches less than ``least`` characters
-    further), and the others are added where the query side is free."""
+    further); where it overlaps others on the query side only (aligned with other source
+    text), the longer side wins."""
     fixed: list[Passage] = []
     if verbatim:
         fixed = [k for k in exact if k.kind == "verbatim"]
@@ -387,8 +388,9 @@ def merge_passages(
         if inside:
             kept = [k for k in kept if k not in inside]
             passage = _union(passage, inside, least)
-        if all(passage.end <= k.start or k.end <= passage.start for k in kept):
-            kept.append(passage)
+        blocking = [k for k in kept if k.start < passage.end and passage.start < k.end]
+        if sum(k.end - k.start for k in blocking) < passage.end - passage.start:
+            kept = [k for k in kept if k not in blocking] + [passage]
         else:
             kept.extend(inside)
     return sorted([*fixed, *kept], key=lambda p: (p.start, p.end, p.source, p.source_start))

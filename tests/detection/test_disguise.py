@@ -195,6 +195,19 @@ def test_an_exact_border_stays_when_the_disguised_one_reaches_barely_further():
     assert (merged.start, merged.end) == (30, 400)
 
 
+def test_a_disguised_passage_outweighs_short_exact_ones_aligned_elsewhere():
+    # Two short Low-IDF-Sig passages inside the copy's query side point at other source text.
+    stray = [
+        Passage(0, 120, 180, 900, 960, 0.5, "edited"),
+        Passage(0, 300, 360, 40, 100, 0.5, "edited"),
+    ]
+    disguised = Passage(0, 100, 500, 2000, 2400, 0.7, "edited")
+    assert merge_passages(stray, [disguised], False, 50) == [disguised]
+    # A longer exact passage keeps its place against a shorter disguised one.
+    longer = Passage(0, 0, 450, 900, 1350, 0.9, "edited")
+    assert merge_passages([longer], [disguised], False, 50) == [longer]
+
+
 def test_a_verbatim_pair_keeps_its_exact_passages_whole_and_adds_others_beside_them():
     exact = Passage(0, 0, 300, 0, 300, 1.0, "verbatim")
     around = Passage(0, 0, 420, 0, 410, 0.7, "edited")
