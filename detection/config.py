@@ -111,8 +111,9 @@ class DetectorConfig:
             beside them need at least apart_units query units seeded at apart_cosine (a
             machine translation keeps a sentence or two word for word; beside a verbatim
             copy, text on the same topic rests on one close sentence or on loose ones).
-        min_latin_terms: a passage without Chinese words needs this many terms (shorter
-            English passages are mostly text that pages share, not copying).
+        min_latin_terms: in a verbatim pair, a passage without Chinese words needs this many
+            terms (shorter English passages beside a long copy are mostly text that pages
+            share, not more copying).
         border_slack: a disguised passage moves a word-exact border of a Low-IDF-Sig passage
             it overlaps only when it reaches further by at least this many characters.
     """

@@ -380,7 +380,9 @@ def detect_with_sources(
     passages: list[Passage] = []
     for document, (exact, verbatim) in kinds.items():
         merged = merge_passages(exact, disguised.get(document, []), verbatim, config.border_slack)
-        passages.extend(p for p in merged if not_tiny(p, query_view, config.min_latin_terms))
+        if verbatim:
+            merged = [p for p in merged if not_tiny(p, query_view, config.min_latin_terms)]
+        passages.extend(merged)
     return sorted(passages, key=lambda p: (p.start, p.end, p.source, p.source_start))
 
 

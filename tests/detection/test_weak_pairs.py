@@ -50,10 +50,8 @@ def test_a_short_sentence_really_copied_is_still_found():
 
 
 def test_a_copied_list_of_one_word_lines_is_found_across_its_lines():
-    """Each line is a weak pair on its own; the words agree across them (a dozen lines: a
-    shorter English passage is text pages share, not copying)."""
-    fruit = "Apples Bananas Cherries Dates Figs Grapes Kiwis Lemons Mangoes Oranges Pears Plums"
-    items = "\n" + "".join(f"{name}.\n" for name in fruit.split())
+    """Each line is a weak pair on its own; the words agree across them."""
+    items = "\nApples.\nBananas.\nCherries.\nDates.\nFigs.\n"
     mine = "My shopping list for the week." + items + "That is all I need, said my grandmother."
     theirs = "Totally different text about rivers and mountains." + items + "The end."
     [passage] = compare(mine, theirs)
