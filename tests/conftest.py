@@ -156,3 +156,12 @@ def _wait_until_ready(worker: subprocess.Popen, log: Path) -> None:
             return
         time.sleep(0.3)
     raise RuntimeError(f"the Celery worker did not start:\n{log.read_text()}")
+
+
+@pytest.fixture
+def nltk_data() -> str:
+    """WordNet for NLTK: ``$NLTK_DATA`` or the repo's ``var/nltk_data`` (scripts/wordnet.sh)."""
+    for root in (os.environ.get("NLTK_DATA"), str(REPO / "var" / "nltk_data")):
+        if root and (Path(root) / "corpora" / "wordnet" / "data.noun").is_file():
+            return root
+    pytest.skip("WordNet data not installed: run scripts/wordnet.sh (Debian wordnet-base)")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 
@@ -124,14 +123,6 @@ def test_an_overlapping_case_is_left_out():
 def test_a_set_without_a_verbatim_folder_is_refused(tmp_path):
     with pytest.raises(harder.DetectionError, match="02-none/pairs"):
         harder.build(tmp_path, tmp_path / "out")
-
-
-@pytest.fixture
-def nltk_data() -> str:
-    for root in (os.environ.get("NLTK_DATA"), str(REPO / "var" / "nltk_data")):
-        if root and (Path(root) / "corpora" / "wordnet" / "data.noun").is_file():
-            return root
-    pytest.skip("WordNet data not installed: run scripts/wordnet.sh (Debian wordnet-base)")
 
 
 def test_english_truth_points_at_the_rewritten_passage(tmp_path, nltk_data):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -29,12 +28,3 @@ def collection() -> dict[int, str]:
         7: on_site("东方资讯", ARTICLE_D),
         8: on_site("北国在线", ARTICLE_B, "1998-01-09"),
     }
-
-
-@pytest.fixture
-def nltk_data() -> str:
-    """WordNet for NLTK: ``$NLTK_DATA`` or the repo's ``var/nltk_data`` (scripts/wordnet.sh)."""
-    for root in (os.environ.get("NLTK_DATA"), str(REPO / "var" / "nltk_data")):
-        if root and (Path(root) / "corpora" / "wordnet" / "data.noun").is_file():
-            return root
-    pytest.skip("WordNet data not installed: run scripts/wordnet.sh (Debian wordnet-base)")
