@@ -16,6 +16,7 @@ from django.shortcuts import render
 from core.http import AuthenticatedHttpRequest
 from documents import policy, selectors
 from documents.highlight import PALETTE_SIZE, highlight_html
+from documents.templatetags.report_format import KIND_MEANINGS, KIND_NAMES
 
 
 def report_overview(
@@ -38,6 +39,7 @@ def report_overview(
             "colour": number % PALETTE_SIZE,
             "excluded": _source_excluded(source),
             "not_counted": not_counted_note(source),
+            "kinds": kinds_note(source),
         }
         for number, source in enumerate(report.sources)
     ]
@@ -59,6 +61,8 @@ def report_overview(
                 for s in report.sources
             ],
             "matches": matches,
+            "kinds": {kind: [name, KIND_MEANINGS[kind]] for kind, name in KIND_NAMES.items()},
+            "reasons": NOT_COUNTED,
         },
         "shortened": around is not None,
         "long_text": long_text,
@@ -71,7 +75,8 @@ def overview_matches(
     report: selectors.Report,
 ) -> tuple[list[tuple[int, int]], list[str], list[dict[str, object]]]:
     """The passages of every source as highlight ranges, their colour classes, and what the
-    page script needs of each (`{"source": index, "passage": index, "excluded": reason}`).
+    page script needs of each (`{"source": index, "passage": index, "excluded": reason,
+    "kind": kind, "score": score}`).
 
     Counted passages come first, the most copied source first, excluded ones (greyed) last:
     a stretch found in several sources takes the colour of the first (highlight_html), so
@@ -87,7 +92,13 @@ def overview_matches(
         "excluded" if excluded else f"c{source % PALETTE_SIZE}" for excluded, source, *_ in listed
     ]
     matches: list[dict[str, object]] = [
-        {"source": source, "passage": number, "excluded": _excluded(passage)}
+        {
+            "source": source,
+            "passage": number,
+            "excluded": _excluded(passage),
+            "kind": passage.kind,
+            "score": round(passage.score, 4),
+        }
         for _, source, number, passage in listed
     ]
     return ranges, classes, matches
@@ -115,6 +126,19 @@ def not_counted_note(source: selectors.SourceView) -> str:
         return ""
     named = sorted({NOT_COUNTED.get(reason or "", reason or "") for reason in reasons})
     return f"{len(reasons)} not counted: {', '.join(named)}"
+
+
+def kinds_note(source: selectors.SourceView) -> str:
+    """The kinds of the source's passages: "edited" when all are alike, else counted, e.g.
+    "2 edited, 1 verbatim" (most first)."""
+    counts: dict[str, int] = {}
+    for passage in source.passages:
+        counts[passage.kind] = counts.get(passage.kind, 0) + 1
+    if len(counts) == 1:
+        return next(iter(counts))
+    order = [*KIND_NAMES, *sorted(set(counts) - set(KIND_NAMES))]
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], order.index(item[0])))
+    return ", ".join(f"{count} {kind}" for kind, count in ranked)
 
 
 def _source_excluded(source: selectors.SourceView) -> bool:

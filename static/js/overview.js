@@ -5,7 +5,8 @@
 //
 // Markup (documents/highlight.py, side "o"): match k has one element with id "o-k" at its
 // start, and every mark lists in data-pairs the matches covering it. #overview-data holds
-// {"sources": [{id, title, passages}], "matches": [{source, passage, excluded}]} by k.
+// {"sources": [{id, title, passages}], "matches": [{source, passage, excluded, kind, score}]}
+// by k, "kinds": {kind: [name, meaning]} and "reasons": {excluded: why, as words}.
 (function () {
   "use strict";
   var pane = document.getElementById("overview-text");
@@ -17,6 +18,13 @@
   var position = -1;
 
   function numberOf(el) { return Number(el.id.slice(2)); }
+
+  // "Edited copy, 74% alike" (documents/templatetags/report_format.py says the same).
+  function kindOf(match) {
+    var kind = (data.kinds || {})[match.kind];
+    var name = kind ? kind[0] : match.kind;
+    return match.score == null ? name : name + ", " + Math.round(match.score * 100) + "% alike";
+  }
 
   // The counted matches in reading order: by where they start in the text (an empty
   // span.anchor stands where the next mark starts), matches starting together by number,
@@ -56,7 +64,8 @@
     pane.scrollTo({ top: pane.scrollTop + top - pane.clientHeight / 3, behavior: "smooth" });
     if (status) {
       status.textContent = "Match " + (position + 1) + " of " + order.length + " · " +
-        source.title + ", passage " + (match.passage + 1) + " of " + source.passages;
+        source.title + ", passage " + (match.passage + 1) + " of " + source.passages + " · " +
+        kindOf(match);
       status.dataset.match = String(k);
     }
   }
@@ -94,8 +103,9 @@
     var titles = [];
     pairs.forEach(function (k) {
       var match = data.matches[k];
-      var title = data.sources[match.source].title +
-        (match.excluded ? " (excluded: " + match.excluded + ")" : "");
+      var title = data.sources[match.source].title + ": " + kindOf(match) +
+        (match.excluded ? " (not counted: " +
+        ((data.reasons || {})[match.excluded] || match.excluded) + ")" : "");
       if (titles.indexOf(title) < 0) { titles.push(title); }
     });
     mark.title = titles.join("\n");

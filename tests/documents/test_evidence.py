@@ -76,6 +76,16 @@ def test_the_html_is_one_self_contained_file(api, copier):
         assert external not in page
 
 
+def test_each_passage_says_its_kind_and_score_in_words_under_a_legend(api, copier):
+    report = api.get(f"/api/documents/{copier.id}/report/").json()
+    passage = report["sources"][0]["passages"][0]
+    page = api.get(f"/api/documents/{copier.id}/report.html").content.decode()
+    name = {"verbatim": "Verbatim copy", "edited": "Edited copy", "summary": "Summary"}
+    assert f"{name[passage['kind']]}, {round(passage['score'] * 100)}% alike" in page
+    assert 'id="kinds-legend"' in page and "copied word for word" in page
+    assert "score 0." not in page and "score 1." not in page
+
+
 def test_a_stranger_gets_no_evidence_report(client, stranger, copier):
     client.force_login(stranger)
     assert client.get(f"/api/documents/{copier.id}/report.pdf").status_code == 404

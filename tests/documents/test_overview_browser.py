@@ -7,6 +7,7 @@ the collusion graph of an assignment (its edges, the threshold slider, a click o
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -80,7 +81,13 @@ def test_the_overview_shows_every_source_in_its_colour_and_steps_through_them(
     one = current_match(driver)
     outlined = pane.find_elements(By.CSS_SELECTOR, "mark.current")
     assert outlined and all(m.get_attribute("data-pairs").split().count(one) for m in outlined)
-    assert driver.find_element(By.ID, "match-status").text.startswith("Match 1 of 3 · gina.txt")
+    status = driver.find_element(By.ID, "match-status").text
+    assert status.startswith("Match 1 of 3 · gina.txt")
+    # The match's kind and score in words, as on its mark's tooltip.
+    assert re.search(r"· (Verbatim copy|Edited copy|Summary), \d+% alike$", status)
+    assert re.search(
+        r"^gina\.txt: (Verbatim copy|Edited copy|Summary), \d+% alike", river.get_attribute("title")
+    )
     body.send_keys("j")
     WebDriverWait(driver, 10).until(lambda _: current_match(driver) != one)
     two = current_match(driver)

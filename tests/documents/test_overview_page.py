@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from documents import selectors
 from documents.highlight import highlight_html
-from documents.views_overview import not_counted_note, overview_matches
+from documents.views_overview import kinds_note, not_counted_note, overview_matches
 from tests.documents.classroom import larger_class
 
 pytestmark = pytest.mark.django_db
@@ -51,9 +51,9 @@ def test_every_source_is_highlighted_in_its_own_colour_at_once(browser, students
         assert f"{source.similarity * 100:.1f}%" in page
     data = overview_data(page)
     assert [s["id"] for s in data["sources"]] == [s.document for s in report.sources]
-    assert data["matches"] == [
-        {"source": number, "passage": 0, "excluded": None} for number in range(3)
-    ]
+    assert [
+        {key: match[key] for key in ("source", "passage", "excluded")} for match in data["matches"]
+    ] == [{"source": number, "passage": 0, "excluded": None} for number in range(3)]
     assert 'id="tab-side-by-side"' in page and "Match overview" in page
 
 
@@ -106,7 +106,7 @@ def test_excluded_passages_are_greyed_and_come_after_the_counted_ones(students):
     assert classes == ["c1", "c2", "excluded"]
     in_order = (*second.passages, *third.passages, *first.passages)
     assert ranges == [(p.start, p.end) for p in in_order]
-    assert matches == [
+    assert [{key: m[key] for key in ("source", "passage", "excluded")} for m in matches] == [
         {"source": 1, "passage": 0, "excluded": None},
         {"source": 2, "passage": 0, "excluded": None},
         {"source": 0, "passage": 0, "excluded": "quote"},
@@ -116,6 +116,39 @@ def test_excluded_passages_are_greyed_and_come_after_the_counted_ones(students):
     # The lake, quoted in the first source and counted in the second: the second's colour.
     html = highlight_html(students["hana"].text, ranges, side="o", classes=classes)
     assert '<mark class="c1 multi also-excluded"' in html
+
+
+def test_each_passage_says_its_kind_and_score_and_a_legend_explains_them(browser, students):
+    """A teacher reads "Edited copy, 74% alike", not "edited" and "score 0.74": the overview's
+    script gets each match's kind and score with the kinds' names, the source list names the
+    kinds of its passages, and both views carry the legend."""
+    hana = students["hana"]
+    page = browser.get(f"/documents/{hana.id}/report/").content.decode()
+    data = overview_data(page)
+    report = selectors.report_get(document=hana)
+    passages = [p for source in report.sources for p in source.passages]
+    assert sorted(m["kind"] for m in data["matches"]) == sorted(p.kind for p in passages)
+    assert all(0 < m["score"] <= 1 for m in data["matches"])
+    assert data["kinds"]["edited"][0] == "Edited copy"
+    assert data["reasons"]["quote"] == "quoted"
+    assert 'id="kinds-legend"' in page and "copied word for word" in page
+    assert f'passage <span class="kinds">({passages[0].kind})</span>' in page
+    gina = students["gina"]
+    side = browser.get(f"/documents/{hana.id}/report/?source={gina.id}").content.decode()
+    passage = next(s for s in report.sources if s.document == gina.id).passages[0]
+    assert f'<span class="kind kind-{passage.kind}"' in side
+    assert f"· {round(passage.score * 100)}% alike" in side
+    assert "score " not in side and 'id="kinds-legend"' in side
+
+
+def test_a_source_names_the_kinds_of_its_passages_most_first():
+    def source(*kinds: str) -> selectors.SourceView:
+        passages = tuple(selectors.PassageView(0, 1, 0, 1, 1.0, kind=kind) for kind in kinds)
+        return selectors.SourceView(1, "a.txt", "Essays", 0.5, passages)
+
+    assert kinds_note(source("edited", "edited")) == "edited"
+    assert kinds_note(source("verbatim", "edited", "edited")) == "2 edited, 1 verbatim"
+    assert kinds_note(source("summary", "verbatim")) == "1 verbatim, 1 summary"
 
 
 def test_a_long_text_is_shortened_around_its_passages(browser, assignment, students):
