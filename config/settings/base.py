@@ -89,9 +89,14 @@ TEMPLATES = [
     },
 ]
 
+# Connections live a minute and are checked before reuse: after a PostgreSQL restart a
+# thread's first request would otherwise meet its dead connection and get the 503 page.
 DATABASES = {
     "default": dj_database_url.config(
-        env="DATABASE_URL", default=DEFAULT_DATABASE_URL, conn_max_age=60
+        env="DATABASE_URL",
+        default=DEFAULT_DATABASE_URL,
+        conn_max_age=60,
+        conn_health_checks=True,
     ),
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
