@@ -23,6 +23,8 @@ extended into fragments with gaps that adapt to the pair (:mod:`detection.extens
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
@@ -332,8 +334,11 @@ def exact_kinds(
     passages: Sequence[Passage], query: WordView, source: WordView, config: DetectorConfig
 ) -> tuple[list[Passage], bool]:
     """Low-IDF-Sig ``passages`` of one source with their kind (:func:`passage_kind` of the
-    terms of their words), and whether the pair is a verbatim copy: one of them verbatim with
-    at least ``verbatim_terms`` terms (the meta-rule of Sanchez-Perez et al., PAN 2015)."""
+    terms of their words) and, as score, the cosine of their two sides' term counts (on the
+    scale of a disguised passage's score, which a report shows beside it: the mean sentence
+    Jaccard of Low-IDF-Sig put a word-for-word copy at a third), and whether the pair is a
+    verbatim copy: one of them verbatim with at least ``verbatim_terms`` terms (the
+    meta-rule of Sanchez-Perez et al., PAN 2015)."""
     found = []
     verbatim = False
     for p in passages:
@@ -343,8 +348,17 @@ def exact_kinds(
         source_terms = terms(list(source.words[source_first:source_last]))
         kind = passage_kind(query_terms, source_terms, False, config.verbatim_ratio)
         verbatim |= kind == "verbatim" and len(query_terms) >= config.verbatim_terms
-        found.append(replace(p, kind=kind))
+        score = _bag_cosine(query_terms, source_terms) or p.score
+        found.append(replace(p, kind=kind, score=score))
     return found, verbatim
+
+
+def _bag_cosine(a: Sequence[str], b: Sequence[str]) -> float:
+    """Cosine of the term counts of ``a`` and ``b`` (0 when either is empty)."""
+    first, second = Counter(a), Counter(b)
+    dot = sum(count * second[term] for term, count in first.items())
+    norm = math.sqrt(sum(c * c for c in first.values()) * sum(c * c for c in second.values()))
+    return dot / norm if norm else 0.0
 
 
 def not_tiny(passage: Passage, query: WordView, least: int) -> bool:

@@ -36,7 +36,9 @@ class DocumentAnalysis:
 class Passage:
     """A copied passage: ``start..end`` in the query text, ``source_start..source_end`` in
     document ``source``; ``score`` in (0, 1] is the mean similarity of its copied sentences
-    (Low-IDF-Sig) or the cosine of its two joined fragments (disguised copies).
+    (:func:`detection.detect`); from :func:`detection.detector.detect_refined`, the cosine of
+    its two sides' term counts (Low-IDF-Sig passages) or of its two joined fragments
+    (disguised copies).
 
     ``kind`` says what kind of copy it is: ``verbatim`` (copied words, light edits),
     ``edited`` (paraphrase, shuffled, replaced or translated words) or ``summary`` (a short

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -167,6 +168,7 @@ def test_a_verbatim_copy_keeps_its_exact_passage_and_kind():
     [passage] = compare(query, ORIGINAL)
     assert query[passage.start : passage.end] == ORIGINAL.rstrip()
     assert passage.kind == "verbatim"
+    assert passage.score == pytest.approx(1.0)  # the same words: 100% alike in the report
 
 
 def test_unrelated_texts_have_no_passages():
