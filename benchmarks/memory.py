@@ -5,6 +5,11 @@ Chinese sources, alternating: `--lang en|zh|mixed`), uploads it to a scratch col
 database in DATABASE_URL (deleted afterwards) and runs `document_process` on it in this
 process, as a worker child would. A thread samples the resident set size (VmRSS) every 20 ms;
 the peak of each pipeline step and of the whole run is printed, in MB.
+
+`--sources N` first processes the first N files the text is built from as documents of the
+same collection: the large text then copies them, so its check has candidate sources and runs
+the word-level refinement and the disguised-copy stage too (on an otherwise empty database it
+has none, and both are skipped).
 """
 
 from __future__ import annotations
@@ -86,6 +91,16 @@ def _texts(lang: str) -> Iterator[str]:
                 yield path.read_text(encoding="utf-8", errors="replace")
 
 
+def source_texts(count: int, lang: str) -> list[str]:
+    """The first ``count`` distinct files :func:`build_text` starts with."""
+    found: list[str] = []
+    for text in _texts(lang):
+        if len(found) >= count or text in found:
+            break
+        found.append(text)
+    return found
+
+
 def build_text(megabytes: float, lang: str) -> bytes:
     target = int(megabytes * 1024 * 1024)
     parts: list[bytes] = []
@@ -103,6 +118,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mb", type=float, default=20.0)
     parser.add_argument("--lang", choices=["en", "zh", "mixed"], default="mixed")
+    parser.add_argument(
+        "--sources", type=int, default=0, help="source documents the text copies (see above)"
+    )
     parser.add_argument(
         "--no-mallopt", action="store_true", help="leave glibc's mmap threshold dynamic"
     )
@@ -130,6 +148,14 @@ def main() -> None:
     user, _ = get_user_model().objects.get_or_create(username="memory-benchmark")
     collection = services.collection_create(owner=user, name="memory benchmark (scratch)")
     try:
+        for number, text in enumerate(source_texts(options.sources, options.lang)):
+            source = services.document_upload(
+                collection=collection,
+                filename=f"source-{number}.txt",
+                data=text.encode("utf-8"),
+                enqueue=False,
+            )
+            services.document_process(document_id=source.id)
         document = services.document_upload(
             collection=collection, filename="large.txt", data=data, enqueue=False
         )
@@ -145,6 +171,7 @@ def main() -> None:
         row = Document.objects.get(id=document.id)
         print(
             f"text: {options.mb:g} MB {options.lang}, {len(row.text):,} characters, "
+            f"{options.sources} sources, {row.matches.count():,} matches, "
             f"{len(row.sentence_starts):,} sentences; status {row.status} {row.error[:200]}"
         )
         print(f"baseline RSS before processing: {baseline:,.0f} MB; took {took:,.0f} s")

@@ -354,10 +354,12 @@ def detect_with_sources(
         ranked &= set(within)
     alignments = _aligned(analysis, index, by_document, config)
     refined: list[Passage] = []
+    query_view: WordView | None = None  # made once, when needed: large for a long text
     if alignments:
         ids = {a.passage.source for a in alignments}
+        query_view = word_view(text)
         refined = refine_alignments(
-            word_view(text),
+            query_view,
             {source: sources.view(source) for source in ids},
             alignments,
             join_chars=config.join_chars,
@@ -368,7 +370,7 @@ def detect_with_sources(
     candidates = ranked | {p.source for p in refined}
     if not candidates:
         return refined
-    query_view = word_view(text)
+    query_view = word_view(text) if query_view is None else query_view
     kinds: dict[int, tuple[list[Passage], bool]] = {}
     for document in sorted(candidates):
         own = [p for p in refined if p.source == document]

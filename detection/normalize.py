@@ -207,15 +207,31 @@ def _map_characters(text: str) -> tuple[str, np.ndarray | None]:
     mapped = text.translate(_TABLE.table)
     if len(mapped) == len(text) and not (_TABLE.irregular and _TABLE.irregular & chars):
         return mapped, None
-    pieces: list[str] = []
-    offsets: list[int] = []
+    return mapped, _expanded_offsets(text, _TABLE.irregular & chars)
+
+
+def _expanded_offsets(text: str, irregular: set[str]) -> np.ndarray:
+    """The offsets of ``text.translate(_TABLE.table)`` into ``text`` when the characters of
+    ``irregular`` map to other than one character: each original position once per character
+    it maps to, then ``len(text)``. Built in one array from the irregular characters'
+    positions (a list of Python ints per character took 50 bytes a character)."""
     table = _TABLE.table
-    for position, ch in enumerate(text):
-        out = table.get(ord(ch), ch)
-        pieces.append(out)
-        offsets.extend([position] * len(out))
-    offsets.append(len(text))
-    return "".join(pieces), np.array(offsets, dtype=np.int64)
+    lengths_of = {ch: len(table.get(ord(ch), ch)) for ch in irregular}
+    finder = re.compile("[" + "".join(re.escape(ch) for ch in sorted(irregular)) + "]")
+    found = [(match.start(), lengths_of[match.group()]) for match in finder.finditer(text)]
+    positions = np.array([position for position, _ in found], dtype=np.int64)
+    lengths = np.array([length for _, length in found], dtype=np.int64)
+    extra = lengths - 1
+    starts = positions + np.cumsum(extra) - extra  # where each one's output begins
+    # Steps between consecutive offsets: 1, 0 within an expansion, more after dropped ones.
+    steps = np.ones(len(text) + int(extra.sum()) + 1, dtype=np.int64)
+    steps[0] = 0
+    np.add.at(steps, starts[lengths == 0], 1)
+    many = lengths >= 2
+    counts = lengths[many] - 1
+    firsts = starts[many] + 1
+    steps[np.repeat(firsts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())] = 0
+    return np.cumsum(steps, out=steps)
 
 
 def _whitespace_replacement(text: str, start: int, end: int) -> str:
@@ -326,11 +342,23 @@ def normalize_with_offsets(text: str) -> tuple[str, np.ndarray | None]:
     return _fold_whitespace(_join_single_breaks(mapped), offsets)
 
 
-@lru_cache(maxsize=8)
+# Texts longer than this are normalised again at each use instead of remembered: the cache
+# would hold a large text's normalised copy and offsets (9 bytes a character, 190 MB for a
+# 20 MB text) in the process long after its check, for a second or two of saved time.
+CACHED_CHARS = 1_000_000
+
+
 def normalized_once(text: str) -> tuple[str, np.ndarray | None]:
-    """:func:`normalize_with_offsets`, remembered for the last few texts: word-level
-    refinement and the disguised-copy stage read the same query and source texts again
-    (callers must not modify the offsets)."""
+    """:func:`normalize_with_offsets`, remembered for the last few texts of up to
+    ``CACHED_CHARS`` characters: word-level refinement and the disguised-copy stage read the
+    same query and source texts again (callers must not modify the offsets)."""
+    if len(text) > CACHED_CHARS:
+        return normalize_with_offsets(text)
+    return _normalized_cached(text)
+
+
+@lru_cache(maxsize=8)
+def _normalized_cached(text: str) -> tuple[str, np.ndarray | None]:
     return normalize_with_offsets(text)
 
 

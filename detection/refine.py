@@ -21,7 +21,9 @@ Used by :func:`detection.compare` and the PAN command; :func:`detection.detect` 
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from array import array
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -43,28 +45,54 @@ _N = 3  # anchor n-gram length
 
 @dataclass(frozen=True, slots=True)
 class WordView:
-    """Words of ``text`` with their original ``starts``/``ends`` (for border refinement)."""
+    """Words of ``text`` with their original ``starts``/``ends`` (for border refinement).
+
+    Compact for long texts: equal words are one ``str`` object, offsets are machine integers
+    (``array('q')``, which reads as Python ints)."""
 
     text: str
     words: tuple[str, ...]
-    starts: tuple[int, ...]
-    ends: tuple[int, ...]
+    starts: Sequence[int]
+    ends: Sequence[int]
 
     def word_range(self, span: tuple[int, int]) -> tuple[int, int]:
         """Indices ``[first, last)`` of the words starting inside the character ``span``."""
         return bisect_left(self.starts, span[0]), bisect_left(self.starts, span[1])
 
 
+# Characters of normalised text tokenised at a time by `word_view`, cut at a whitespace
+# character (no word crosses one): a text's words are then made a chunk at a time, and equal
+# words of all chunks share one str, instead of millions of new str objects at once.
+_CHUNK_CHARS = 1 << 20
+_SPACE = re.compile(r"\s")
+
+
 def word_view(text: str) -> WordView:
     """The words of ``text`` with character offsets into ``text``."""
     normalized, offsets = normalized_once(text)
-    words, starts = token_spans(normalized)
-    ends = [s + len(w) - 1 for w, s in zip(words, starts, strict=True)]
-    if offsets is None:
-        return WordView(text, tuple(words), tuple(starts), tuple(e + 1 for e in ends))
-    original_starts = tuple(offsets[np.array(starts, dtype=np.int64)].tolist())
-    original_ends = tuple((offsets[np.array(ends, dtype=np.int64)] + 1).tolist())
-    return WordView(text, tuple(words), original_starts, original_ends)
+    shared: dict[str, str] = {}
+    words: list[str] = []
+    starts = array("q")
+    begin = 0
+    while begin < len(normalized):
+        space = _SPACE.search(normalized, begin + _CHUNK_CHARS)
+        end = space.start() if space is not None else len(normalized)
+        found, found_starts = token_spans(normalized[begin:end])
+        words += [shared.setdefault(word, word) for word in found]
+        starts.extend([begin + start for start in found_starts])
+        begin = end
+    del shared
+    first = np.frombuffer(starts, dtype=np.int64)
+    last = first + np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    if offsets is not None:
+        first, last = offsets[first], offsets[last - 1] + 1
+    return WordView(text, tuple(words), _machine(first), _machine(last))
+
+
+def _machine(values: np.ndarray) -> array[int]:
+    found = array("q")
+    found.frombytes(values.astype(np.int64).tobytes())
+    return found
 
 
 def _walk(q: Sequence[str], s: Sequence[str], i: int, j: int, step: int) -> int:

@@ -18,7 +18,7 @@ The pair's similarities are two sparse matrix products (scipy), not a loop over 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -267,7 +267,7 @@ def coded_units(query: QuerySide, sources: Sequence[Units]) -> list[CodedUnits]:
 
 def pair_similarities(
     side: QuerySide, sources: Sequence[CodedUnits]
-) -> list[tuple[PairSpace, UnitSimilarities]]:
+) -> Iterator[tuple[PairSpace, UnitSimilarities]]:
     """:func:`pair_space` and :func:`unit_similarities` of the query with each of ``sources``
     (:func:`coded_units`), the same to the last bit, with one sparse operation of each kind
     for all pairs.
@@ -276,14 +276,26 @@ def pair_similarities(
     own vocabulary's columns): every operation works row by row and adds in the order of a
     row's entries, which are the same inside a block as in the pair's own matrices, so a
     batch only saves the per-call overhead of scipy, which is most of a small pair's time.
+
+    The pairs come one batch at a time: a pair's matrices keep their batch's arrays, tens of
+    megabytes for a long query, so a caller should let go of each pair before the next.
     """
-    found: list[tuple[PairSpace, UnitSimilarities]] = []
-    for first in range(0, len(sources), _BATCH_PAIRS):
-        found.extend(_batch_similarities(side, sources[first : first + _BATCH_PAIRS]))
-    return found
+    step = batch_pairs(side.tf.nnz)
+    for first in range(0, len(sources), step):
+        yield from _batch_similarities(side, sources[first : first + step])
 
 
-_BATCH_PAIRS = 64  # pairs per block matrix: bounds its size, not its results
+# Pairs per block matrix, and the query entries its repeated query side may hold: the query's
+# matrix is copied once per pair of a batch, so a long query (a 20 MB text has millions of
+# entries) is batched by fewer pairs, down to one. Bounds the matrices' size, not the results.
+_BATCH_PAIRS = 64
+_BATCH_QUERY_ENTRIES = 1 << 20
+
+
+def batch_pairs(query_entries: int) -> int:
+    """How many pairs :func:`pair_similarities` computes in one block matrix for a query
+    side of ``query_entries`` stored entries."""
+    return max(1, min(_BATCH_PAIRS, _BATCH_QUERY_ENTRIES // max(query_entries, 1)))
 
 
 def _batch_similarities(
