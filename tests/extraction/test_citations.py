@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 
 import docx
+from hypothesis import given
+from hypothesis import strategies as st
 
 from extraction import extract
 from extraction.citations import find_citations, merged, overlap, word_count
@@ -123,3 +125,15 @@ def test_an_html_blockquote_is_a_block_quote():
     )
     [(start, end)] = find_citations(extracted.text, extracted.block_quotes).quotes
     assert extracted.text[start:end].startswith("Water is the driving force")
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 300), st.integers(1, 20)), max_size=30),
+    st.integers(0, 400),
+    st.integers(0, 100),
+)
+def test_overlap_counts_what_a_sum_over_every_range_counts(pieces, start, length):
+    ranges = merged((begin, begin + size) for begin, size in pieces)
+    end = start + length
+    naive = sum(max(0, min(end, last) - max(start, first)) for first, last in ranges)
+    assert overlap(start, end, ranges) == naive
