@@ -56,9 +56,16 @@ class SourceTexts:
 
     def __call__(self, document_id: int) -> str:
         if document_id not in self._texts:
-            wanted = (self._recorder.documents - self._texts.keys()) | {document_id}
-            self._texts.update(Document.objects.filter(id__in=wanted).values_list("id", "text"))
+            self.prefetch({document_id})
         return self._texts.get(document_id, "")
+
+    def prefetch(self, documents: Collection[int]) -> None:
+        """Load the texts of ``documents`` and of every recorded source not loaded yet, in
+        one query (the candidates without a sentence pair are not recorded: the unit store
+        names those whose units it lacks)."""
+        wanted = (self._recorder.documents | set(documents)) - self._texts.keys()
+        if wanted:
+            self._texts.update(Document.objects.filter(id__in=wanted).values_list("id", "text"))
 
 
 class StoredUnits:
@@ -79,7 +86,12 @@ class StoredUnits:
             .filter(text_md5=F("current"))
             .values_list("document_id", "units")
         )
-        return {document: _units(stored) for document, stored in rows}
+        found = {document: _units(stored) for document, stored in rows}
+        missing = set(documents) - found.keys()
+        prefetch = getattr(self._text, "prefetch", None)
+        if missing and prefetch is not None:  # their units are made from their texts next
+            prefetch(missing)
+        return found
 
     def save(self, units: Mapping[int, Units]) -> None:
         ids = list(units)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from detection import DEFAULT_CONFIG
+from detection import DEFAULT_CONFIG, MemoryIndex
 from detection.detector import query_units
 from documents import services
 from documents.models import Document, DocumentUnits, MatchPassage
-from documents.sources import StoredUnits
+from documents.sources import SourceTexts, SpanRecorder, StoredUnits
 from tests.detection.test_disguise import DISGUISED, ORIGINAL
 from tests.documents.factories import processed
 
@@ -74,3 +74,18 @@ def test_units_of_a_document_gone_meanwhile_are_not_kept(assignment):
     Document.objects.filter(id=gone).delete()
     StoredUnits(lambda _: ORIGINAL).save({gone: query_units(ORIGINAL, DEFAULT_CONFIG)})
     assert not DocumentUnits.objects.exists()
+
+
+def test_the_texts_of_sources_without_stored_units_come_in_one_query(
+    assignment, django_assert_num_queries
+):
+    first = processed(assignment, "original.txt", ORIGINAL.encode())
+    second = processed(assignment, "other.txt", (ORIGINAL + DISGUISED).encode())
+    DocumentUnits.objects.all().delete()
+    texts = SourceTexts(SpanRecorder(MemoryIndex()))
+    store = StoredUnits(texts)
+    with django_assert_num_queries(2):  # the stored units, then both texts at once
+        assert store.load([first.id, second.id]) == {}
+    with django_assert_num_queries(0):
+        assert texts(first.id) == first.text
+        assert texts(second.id) == second.text
