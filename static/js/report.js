@@ -92,6 +92,13 @@
     event.preventDefault();
     var at = current === null ? (by > 0 ? -1 : 0) : Number(current);
     showBoth(String((at + by + count) % count));
+    // The panes may start below the fold (the verdict form and passage list come first):
+    // bring them into view, or the passage moves where the reader cannot see it.
+    var panes = document.querySelector(".side-by-side");
+    var box = panes && panes.getBoundingClientRect();
+    if (box && (box.top < 0 || box.bottom > window.innerHeight)) {
+      panes.scrollIntoView({ block: "start" });
+    }
   });
 
   // Scrolling together: the pane the reader scrolls leads; the other is placed so that the

@@ -143,6 +143,32 @@ def test_a_click_on_a_source_or_a_passage_opens_the_side_by_side_view(
     assert driver.find_element(By.ID, "scroll-together").is_selected()
 
 
+def test_the_next_passage_key_brings_the_side_by_side_panes_into_view(
+    live_server,
+    driver,  # noqa: F811
+    owner,
+    larger,
+):
+    """On a short screen the panes start below the verdict form and the passage list; j
+    shows the next passage in them, so they must come into view."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    log_in(driver, live_server, "owner", "owner-pass")
+    driver.set_window_size(1366, 600)
+    hana, gina = larger["hana"], larger["gina"]
+    driver.get(f"{live_server.url}/documents/{hana.id}/report/?source={gina.id}")
+    panes = driver.find_element(By.CSS_SELECTOR, ".side-by-side")
+    top = "return arguments[0].getBoundingClientRect().top"
+    assert driver.execute_script(top, panes) > driver.execute_script("return innerHeight")
+    driver.find_element(By.TAG_NAME, "body").send_keys("j")
+    WebDriverWait(driver, 10).until(  # at the top of the window, give or take a subpixel
+        lambda _: (
+            -1 <= driver.execute_script(top, panes) < driver.execute_script("return innerHeight")
+        )
+    )
+
+
 def test_the_side_by_side_panes_scroll_together(live_server, driver, owner, assignment):  # noqa: F811
     """Two long texts with two passages at different heights: wheeling the left pane to the
     second passage brings the right pane's to the same height."""
