@@ -146,8 +146,9 @@ def _pairs_by_document(
     exclude: Collection[int],
     config: DetectorConfig,
 ) -> dict[int, list[SentencePair]]:
-    """The query's sentence pairs found through the index, by source document."""
-    return _matched(analysis, index, exclude, config)[0]
+    """The query's sentence pairs found through the index, by source document (the
+    sentence-level check: no feature counts)."""
+    return _matched(analysis, index, exclude, config, count=False)[0]
 
 
 def _matched(
@@ -155,6 +156,8 @@ def _matched(
     index: SentenceIndex,
     exclude: Collection[int],
     config: DetectorConfig,
+    *,
+    count: bool = True,
 ) -> tuple[dict[int, list[SentencePair]], dict[int, int]]:
     """:func:`_pairs_by_document` and the distinct features each source shares with the
     query (:func:`detection.scoring.match_query`)."""
@@ -165,7 +168,7 @@ def _matched(
             f"{expected!r}: analyze() and detect() need the same DetectorConfig features"
         )
     by_document: dict[int, list[SentencePair]] = defaultdict(list)
-    match = match_query(analysis, index, exclude=set(exclude), config=config)
+    match = match_query(analysis, index, exclude=set(exclude), config=config, count=count)
     for pair in match.pairs:
         by_document[pair.document].append(pair)
     return by_document, match.shared_features

@@ -92,7 +92,7 @@ def copied_pairs(
     """All (query sentence, source sentence) pairs scoring at least the threshold, and the
     edge pairs (`SentencePair.edge`), ordered by query sentence, document and source
     sentence."""
-    return match_query(analysis, index, exclude=exclude, config=config).pairs
+    return match_query(analysis, index, exclude=exclude, config=config, count=False).pairs
 
 
 def match_query(
@@ -101,8 +101,10 @@ def match_query(
     *,
     exclude: Collection[int] = (),
     config: DetectorConfig,
+    count: bool = True,
 ) -> QueryMatch:
-    """:func:`copied_pairs` and the shared features by document, from one index look-up."""
+    """:func:`copied_pairs` and (with ``count``) the shared features by document, from one
+    index look-up."""
     sentences = analysis.sentences
     lengths = np.fromiter((len(s.features) for s in sentences), np.int64, len(sentences))
     total = int(lengths.sum())
@@ -115,7 +117,7 @@ def match_query(
     max_df = config.max_df(index.document_count())
     found = index.postings(np.unique(features), max_df=max_df)
     found = _rare_in_sources(_without(found, exclude), config.max_sentence_df)
-    shared_features = _features_by_document(found)
+    shared_features = _features_by_document(found) if count else {}
     owners, refs = _shared(features, owners, found)
     owners, refs, shared = _counted(owners, refs)
     documents, sources, source_sizes = unpack_refs(refs)
