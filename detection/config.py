@@ -98,6 +98,13 @@ class DetectorConfig:
             few sentences; one sentence against a long span is an accident).
         summary_stride: the median source step between consecutive summary sentences must
             reach this many units (a copy read in order steps by about one).
+        summary_spread: the best seeds of a summary fragment's sentences must reach across at
+            least this share of its source side (a paraphrase read in order widened by weak
+            seeds of topical neighbours has them in one close stretch).
+        summary_dense: beside a verbatim copy, a summary is kept (and takes in the verbatim
+            passages it overlaps) when at least this share of its sentences have a seed of
+            ``apart_cosine``: an extractive summary copies some sentences word for word
+            (None: never a summary beside a verbatim copy).
         min_fragment_terms: fragments with fewer terms on either side are dropped.
         edge_cosine: a fragment grows at each end by the next units of both sides while they
             are at least this alike (None: no growth).
@@ -162,6 +169,8 @@ class DetectorConfig:
     summary_units: int = 3
     summary_stride: float = 2.0
     summary_best: float = 0.4
+    summary_spread: float = 0.4
+    summary_dense: float | None = 0.5
     min_fragment_terms: int = 12
     edge_cosine: float | None = 0.2
     single_cosine: float = 0.55

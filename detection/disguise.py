@@ -10,8 +10,9 @@ extended into fragments with gaps that adapt to the pair (:mod:`detection.extens
   time with the wide ``summary_gap`` on the source side and joined on the query side; when
   the fragments found so cover at least ``summary_ratio`` times more source than query
   characters and consecutive summary sentences step far through the source (median step at
-  least ``summary_stride`` units, where a copy read in order steps by one), the pair is a
-  summary and those fragments are taken;
+  least ``summary_stride`` units, where a copy read in order steps by one) and their best
+  seeds reach across their source sides (``summary_spread``), the pair is a summary and
+  those fragments are taken;
 - filtering: fragments shorter than ``min_fragment_terms`` on either side are dropped, and
   so are fragments resting on one seed less alike than ``single_cosine``;
 - kinds: a passage whose term sequences agree almost entirely (difflib ratio at least
@@ -168,15 +169,35 @@ def _summary_fragments(
     return found if _is_summary(found, query, source, config.summary_ratio, trim) else []
 
 
-def _stride(fragment: Fragment) -> float:
-    """Median source distance between the best seeds of consecutive seeded query units: about
-    1 for a copy read in order (paraphrase, translation), large for a summary, whose sentences
-    each condense a different stretch of the source."""
+def _best_seeds(fragment: Fragment) -> list[Seed]:
+    """The best seed of each seeded query unit of ``fragment``, in query order."""
     best: dict[int, Seed] = {}
     for seed in fragment.seeds:
         if seed.query not in best or seed.cosine > best[seed.query].cosine:
             best[seed.query] = seed
-    ordered = [best[q].source for q in sorted(best)]
+    return [best[unit] for unit in sorted(best)]
+
+
+def _spread(fragment: Fragment) -> float:
+    """Share of a summary fragment's source units between its outermost best seeds: a
+    summary's sentences each condense a different stretch of its source, so their best seeds
+    reach across it; a paraphrase read in order gathers a wide source side around one close
+    stretch only from the weak seeds of topical neighbours."""
+    sources = [seed.source for seed in _best_seeds(fragment)]
+    return (max(sources) - min(sources) + 1) / (fragment.source[1] - fragment.source[0] + 1)
+
+
+def _dense(fragment: Fragment, least: float) -> float:
+    """Share of a fragment's query units with a seed at least ``least`` alike."""
+    firm = {seed.query for seed in fragment.seeds if seed.cosine >= least}
+    return len(firm) / (fragment.query[1] - fragment.query[0] + 1)
+
+
+def _stride(fragment: Fragment) -> float:
+    """Median source distance between the best seeds of consecutive seeded query units: about
+    1 for a copy read in order (paraphrase, translation), large for a summary, whose sentences
+    each condense a different stretch of the source."""
+    ordered = [seed.source for seed in _best_seeds(fragment)]
     steps = sorted(abs(b - a) for a, b in zip(ordered, ordered[1:], strict=False))
     return float(steps[len(steps) // 2]) if steps else 0.0
 
@@ -211,6 +232,15 @@ def _alike(space: PairSpace, query_unit: int, source_unit: int, least: float) ->
     return space.fragment_cosine((query_unit, query_unit), (source_unit, source_unit)) >= least
 
 
+def _extractive(fragments: Sequence[Fragment], config: DetectorConfig) -> bool:
+    """Whether summary ``fragments`` beside a verbatim copy make an extractive summary: at
+    least ``summary_dense`` of each one's sentences seeded at ``apart_cosine`` (a summary
+    that copies some of its sentences word for word, each from elsewhere in the source; a
+    verbatim copy read in order, with loose seeds around it, has one close stretch)."""
+    least = config.summary_dense
+    return least is not None and all(_dense(f, config.apart_cosine) >= least for f in fragments)
+
+
 def _firm(fragment: Fragment, config: DetectorConfig) -> bool:
     """Whether at least ``apart_units`` query units of ``fragment`` have a seed of cosine
     ``apart_cosine``."""
@@ -230,7 +260,8 @@ def align_units(
     ``query`` may be its :func:`detection.seeding.query_side`, made once for many sources.
 
     ``beside_verbatim``: the pair holds a verbatim copy (:func:`exact_kinds`); only firm
-    fragments (:func:`_firm`) are wanted, and no summary."""
+    fragments (:func:`_firm`) are wanted, and only an extractive summary
+    (:func:`_extractive`)."""
     space = pair_space(query, source)
     query = query.units if isinstance(query, QuerySide) else query
     similarities = unit_similarities(space)
@@ -278,8 +309,11 @@ def _pair_passages(
         if _long_enough(f, query, source, least) and _supported(f, config.single_cosine)
     ]
     condensed = _summary_fragments(space, similarities, query, source, config)
-    summary = bool(condensed) and all(_stride(f) >= config.summary_stride for f in condensed)
-    if summary and beside_verbatim:
+    summary = bool(condensed) and all(
+        _stride(f) >= config.summary_stride and _spread(f) >= config.summary_spread
+        for f in condensed
+    )
+    if summary and beside_verbatim and not _extractive(condensed, config):
         return []
     if summary:
         fragments = condensed
@@ -385,16 +419,24 @@ def merge_passages(
     In a ``verbatim`` pair (:func:`exact_kinds`) its verbatim exact passages stay as they
     are, disguised ones (:func:`align_units` ``beside_verbatim``) overlapping them on the
     query side are dropped, and the rest merge as in any pair: a machine translation keeps a
-    sentence or two word for word beside the paraphrased rest.  A disguised passage
-    overlapping exact ones on both sides takes them in (it found the edited rest of the
-    copy; their word-exact borders stay where it reaches less than ``least`` characters
-    further); where it overlaps others on the query side only (aligned with other source
-    text), the longer side wins."""
+    sentence or two word for word beside the paraphrased rest.  A summary there (extractive:
+    :func:`_extractive`) takes in the verbatim passages it overlaps, its copied sentences.
+    A disguised passage overlapping exact ones on both sides takes them in (it found the
+    edited rest of the copy; their word-exact borders stay where it reaches less than
+    ``least`` characters further); where it overlaps others on the query side only (aligned
+    with other source text), the longer side wins."""
     fixed: list[Passage] = []
     if verbatim:
         fixed = [k for k in exact if k.kind == "verbatim"]
         exact = [k for k in exact if k.kind != "verbatim"]
-        disguised = [d for d in disguised if all(not _overlap(d, k, True) for k in fixed)]
+        summaries = [d for d in disguised if d.kind == "summary"]
+        exact += [k for k in fixed if any(_overlap(d, k, True) for d in summaries)]
+        fixed = [k for k in fixed if k not in exact]
+        disguised = [
+            d
+            for d in disguised
+            if d.kind == "summary" or all(not _overlap(d, k, True) for k in fixed)
+        ]
     kept = list(exact)
     for passage in sorted(disguised, key=lambda p: (-(p.end - p.start), p.start)):
         inside = [k for k in kept if _overlap(passage, k, passage.kind == "summary")]

@@ -17,9 +17,11 @@ from detection.detector import (
     query_units,
 )
 from detection.disguise import (
+    _extractive,
     _firm,
     _grown,
     _is_summary,
+    _spread,
     align_units,
     merge_passages,
     passage_kind,
@@ -281,6 +283,62 @@ def test_a_summary_of_a_long_span_is_found_in_summary_mode():
     assert p.source == 7
     assert query.index("Volcano") <= p.start < p.end <= query.index("Mountain")
     assert p.source_end - p.source_start > 3 * (p.end - p.start)
+
+
+def test_a_summary_needs_its_best_seeds_across_its_source_side():
+    # Best seeds at source units 3 and 40 of 0..49: they reach across 38 of 50 units.
+    across = Fragment((0, 1), (0, 49), 0.4, (Seed(0, 3, 0.7, 0.7), Seed(1, 40, 0.6, 0.6)))
+    assert _spread(across) == pytest.approx(38 / 50)
+    # A close stretch (units 20..22) widened to 0..49 by weak seeds of topical neighbours:
+    # only the best seed of each query unit counts.
+    weak = (Seed(0, 0, 0.25, 0.25), Seed(2, 49, 0.25, 0.25))
+    close = (Seed(0, 20, 0.8, 0.8), Seed(1, 21, 0.8, 0.8), Seed(2, 22, 0.7, 0.7))
+    around = Fragment((0, 2), (0, 49), 0.35, close + weak)
+    assert _spread(around) == pytest.approx(3 / 50)
+    assert _spread(around) < DEFAULT_CONFIG.summary_spread < _spread(across)
+
+
+def test_beside_a_verbatim_copy_a_summary_must_be_firm_in_most_sentences():
+    # Four summary sentences, each close to a different stretch of the source.
+    extractive = Fragment(
+        (10, 13), (0, 40), 0.5, tuple(Seed(10 + i, 10 * i, 0.9, 0.9) for i in range(4))
+    )
+    # A verbatim copy of two sentences with loose seeds around it.
+    in_order = Fragment(
+        (10, 16),
+        (0, 40),
+        0.35,
+        (Seed(15, 30, 1.0, 1.0), Seed(16, 31, 1.0, 1.0), Seed(10, 0, 0.3, 0.3)),
+    )
+    assert _extractive([extractive], DEFAULT_CONFIG)
+    assert not _extractive([in_order], DEFAULT_CONFIG)
+    assert not _extractive([extractive], replace(DEFAULT_CONFIG, summary_dense=None))
+
+
+def test_an_extractive_summary_is_one_passage_with_the_sentences_it_copies():
+    sentences = _topic_sentences()
+    source = " ".join(sentences) + "\n"
+    # Its first three sentences are copied word for word (a verbatim copy of 25+ terms), the
+    # others condense stretches further on.
+    summary = (
+        " ".join(sentences[:3]) + " Desert dunes of sand surround an oasis with camels. "
+        "Forest oak canopy shelters fungus and deer. " + sentences[17] + " "
+        "Prairie grass feeds bison until wind and fire come.\n"
+    )
+    query = UNRELATED + summary + FOREIGN
+    [passage] = compare(query, source)
+    assert passage.kind == "summary"
+    start = query.index(summary)
+    assert passage.start == start
+    assert query.index("Prairie grass") < passage.end <= start + len(summary)
+    assert passage.source_end - passage.source_start > 3 * (passage.end - passage.start)
+
+
+def test_a_summary_in_a_verbatim_pair_takes_in_the_verbatim_passages_it_holds():
+    copied = Passage(0, 100, 300, 0, 200, 1.0, "verbatim")
+    apart = Passage(0, 2000, 2300, 900, 1200, 1.0, "verbatim")
+    summary = Passage(0, 100, 600, 0, 3000, 0.5, "summary")
+    assert merge_passages([copied, apart], [summary], True, 50) == [summary, apart]
 
 
 def test_the_app_function_gives_the_passages_of_compare():
