@@ -119,8 +119,8 @@ class DetectorConfig:
             machine translation keeps a sentence or two word for word; beside a verbatim
             copy, text on the same topic rests on one close sentence or on loose ones).
         min_latin_terms: in a verbatim pair, a passage without Chinese words needs this many
-            terms (shorter English passages beside a long copy are mostly text that pages
-            share, not more copying).
+            terms, as many as a verbatim copy (shorter English passages beside a long copy are
+            mostly text that pages share, headings, addresses, quotations, not more copying).
         border_slack: a disguised passage moves a word-exact border of a Low-IDF-Sig passage
             it overlaps only when it reaches further by at least this many characters.
     """
@@ -179,7 +179,7 @@ class DetectorConfig:
     apart_units: int = 2
     apart_cosine: float = 0.5
     border_slack: int = 50
-    min_latin_terms: int = 12
+    min_latin_terms: int = 25
 
     def __post_init__(self) -> None:
         if min(self.chain_length, self.han_chain_length, self.antecedents) < 0 or (

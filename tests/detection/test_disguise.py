@@ -221,6 +221,22 @@ def test_a_verbatim_pair_keeps_its_exact_passages_whole_and_adds_others_beside_t
     assert (grown.start, grown.end, other) == (0, 420, elsewhere)
 
 
+def test_beside_a_verbatim_copy_a_shorter_english_match_is_no_passage():
+    # A sentence of 17 terms both pages share (an address, a notice), apart from the copy.
+    shared = (
+        "Visitors reach the harbour museum by river ferry every summer morning, buying "
+        "tickets at the kiosk beside the fish market near the white lighthouse."
+    )
+    source = ORIGINAL + "The museum keeps a record of every ship in port. " + shared + "\n"
+    between = " ".join(_topic_sentences()[:8]) + "\n"
+    query = ORIGINAL + between + shared + "\n" + UNRELATED
+    [copy] = compare(query, source)
+    assert (copy.start, copy.kind) == (0, "verbatim")
+    assert len(terms(shared.split())) < DEFAULT_CONFIG.min_latin_terms
+    looser = replace(DEFAULT_CONFIG, min_latin_terms=12)
+    assert [p.start for p in compare(query, source, looser)] == [0, query.index(shared)]
+
+
 def test_a_translated_passage_beside_a_verbatim_copy_is_found():
     source = UNRELATED + ORIGINAL
     between = " ".join(_topic_sentences()[:8]) + "\n"  # more than fragment_gap units
