@@ -42,3 +42,13 @@ def test_extracted_positions_map_back_to_the_raw_file_across_folded_white_space(
     ]
     assert raw[positions[text.index("Rain")] : positions[text.index("Rain")] + 4] == "Rain"
     assert positions[text.index("falls")] == raw.index("falls")
+
+
+def test_a_control_character_the_extraction_drops_keeps_the_mapping_in_step():
+    from documents.management.commands.evaluate_pipeline import _raw_positions
+
+    raw = "today was \\\x00 . When speaking"
+    text = "today was \\ . When speaking"
+    positions = _raw_positions(raw, text)
+    assert positions[text.index("When")] == raw.index("When")
+    assert positions[-1] == len(raw) - 1

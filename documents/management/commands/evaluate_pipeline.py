@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+import unicodedata
 import uuid
 import xml.etree.ElementTree as ET
 from collections import defaultdict
@@ -58,13 +59,17 @@ def _cli_found(root: Path, xml_path: Path) -> list[tuple[int, int]]:
         return _truth(next((folder / "out").glob("*.xml")), "detected-plagiarism")
 
 
+def _dropped(char: str) -> bool:
+    return char.isspace() or unicodedata.category(char) in ("Cc", "Cf")
+
+
 def _raw_positions(raw: str, text: str) -> list[int]:
     """For each character of the extracted `text`, its position in the `raw` file, which the
-    truth's offsets count: reading a plain-text file folds runs of white space and trims
-    lines, so the two differ only by white space."""
+    truth's offsets count: reading a plain-text file folds runs of white space, trims lines
+    and drops control characters (a NUL in a web page), so the two differ only by those."""
     positions, i = [], 0
     for char in text:
-        while i < len(raw) and raw[i] != char and raw[i].isspace():
+        while i < len(raw) and raw[i] != char and _dropped(raw[i]):
             i += 1
         positions.append(min(i, len(raw) - 1))
         if i < len(raw) and raw[i] == char:
@@ -150,9 +155,13 @@ class Command(BaseCommand):
             services.document_process(document_id=document_id)
         suspicious_document = Document.objects.get(id=ids[1])
         report = selectors.report_get(document=suspicious_document)
-        found = _characters([(p.start, p.end) for s in report.sources for p in s.passages])
+        spans = [(p.start, p.end) for s in report.sources for p in s.passages if p.end > p.start]
         raw = (root / "susp" / f"{suspicious}.txt").read_text(encoding="utf-8-sig")
         if raw == suspicious_document.text:
-            return found
+            return _characters(spans)
+        # A passage is one stretch of the raw file too, white space folded away included.
         positions = _raw_positions(raw, suspicious_document.text)
-        return {positions[i] for i in found if i < len(positions)}
+        last = len(positions) - 1
+        return _characters(
+            [(positions[min(a, last)], positions[min(b - 1, last)] + 1) for a, b in spans]
+        )
