@@ -163,10 +163,19 @@ def _summary_fragments(
         if _long_enough(f, query, source, least)
         and len({seed.source for seed in f.seeds}) >= config.summary_sources
         and f.query[1] - f.query[0] + 1 >= config.summary_units
-        and max(seed.cosine for seed in f.seeds) >= config.summary_best
+        and _condenses(f, config)
     ]
     trim = config.source_trim
     return found if _is_summary(found, query, source, config.summary_ratio, trim) else []
+
+
+def _condenses(fragment: Fragment, config: DetectorConfig) -> bool:
+    """Whether at least ``summary_best_units`` sentences of a summary fragment each have a
+    seed at least ``summary_best`` alike: a summary condenses several source sentences
+    closely; one close sentence (a title both pages share) among loose topical neighbours
+    is a page on the same subject."""
+    close = {seed.query for seed in fragment.seeds if seed.cosine >= config.summary_best}
+    return len(close) >= config.summary_best_units
 
 
 def _best_seeds(fragment: Fragment) -> list[Seed]:

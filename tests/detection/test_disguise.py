@@ -17,6 +17,7 @@ from detection.detector import (
     query_units,
 )
 from detection.disguise import (
+    _condenses,
     _extractive,
     _firm,
     _grown,
@@ -312,6 +313,25 @@ def test_a_summary_needs_its_best_seeds_across_its_source_side():
     around = Fragment((0, 2), (0, 49), 0.35, close + weak)
     assert _spread(around) == pytest.approx(3 / 50)
     assert _spread(around) < DEFAULT_CONFIG.summary_spread < _spread(across)
+
+
+def test_a_summary_condenses_several_sentences_closely():
+    # A shared title (one close pair) among loose topical neighbours is no summary.
+    title = Fragment(
+        (0, 10),
+        (0, 33),
+        0.32,
+        (
+            Seed(0, 0, 0.7, 0.6),
+            Seed(4, 0, 0.22, 0.3),
+            Seed(7, 18, 0.32, 0.4),
+            Seed(10, 27, 0.35, 0.35),
+        ),
+    )
+    assert not _condenses(title, DEFAULT_CONFIG)
+    two = title._replace(seeds=(*title.seeds, Seed(5, 13, 0.45, 0.5)))
+    assert _condenses(two, DEFAULT_CONFIG)
+    assert _condenses(title, replace(DEFAULT_CONFIG, summary_best_units=1))
 
 
 def test_beside_a_verbatim_copy_a_summary_must_be_firm_in_most_sentences():
