@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from django.db import transaction
+import psycopg
+from django.db import connection, transaction
 
 from core import queue
 from documents import services
@@ -84,3 +85,13 @@ class CapturedTasks:
         with self.capture(execute=True):  # what the runs queue or delete on commit happens too
             while self.queue:
                 self._body(self.queue.pop(0))
+
+
+def database_error(cause: psycopg.Error) -> Exception:
+    """`cause` as Django raises it: wrapped in django.db's class of the same name."""
+    try:
+        with connection.wrap_database_errors:
+            raise cause
+    except Exception as wrapped:  # noqa: BLE001 - returned for the test to raise
+        return wrapped
+    raise AssertionError("not raised")

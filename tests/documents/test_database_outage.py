@@ -20,7 +20,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import InterfaceError, ProgrammingError, connection
 
 from documents.models import Document, UploadKey
-from tests.documents.factories import WATER, WATER_COPIED, upload
+from tests.documents.factories import WATER, WATER_COPIED, database_error, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -42,16 +42,6 @@ def media(settings, tmp_path) -> Path:
 
 def stored_files(media: Path) -> list[Path]:
     return [path for path in media.rglob("*") if path.is_file()] if media.exists() else []
-
-
-def database_error(cause: psycopg.Error) -> Exception:
-    """`cause` as Django raises it: wrapped in django.db's class of the same name."""
-    try:
-        with connection.wrap_database_errors:
-            raise cause
-    except Exception as wrapped:  # noqa: BLE001 - returned for the test to raise
-        return wrapped
-    raise AssertionError("not raised")
 
 
 @contextlib.contextmanager

@@ -20,23 +20,13 @@ from documents.bulk import engine as archive_import
 from documents.bulk import jobs as imports
 from documents.models import ArchiveImport, Collection, Document
 from documents.services import pipeline
-from tests.documents.factories import WATER, intercept_task, upload
+from tests.documents.factories import WATER, database_error, intercept_task, upload
 
 pytestmark = pytest.mark.django_db
 
 
-def django_error(cause: psycopg.Error) -> Exception:
-    """`cause` as Django raises it: wrapped in django.db's class of the same name."""
-    try:
-        with connection.wrap_database_errors:
-            raise cause
-    except Exception as wrapped:  # noqa: BLE001 - returned for the test to use
-        return wrapped
-    raise AssertionError("not raised")
-
-
 def deadlock() -> Exception:
-    return django_error(psycopg.errors.DeadlockDetected("deadlock detected"))
+    return database_error(psycopg.errors.DeadlockDetected("deadlock detected"))
 
 
 def real_deadlock() -> psycopg.Error:
@@ -82,7 +72,7 @@ def test_a_deadlock_postgresql_breaks_is_transient_as_psycopg_and_django_raise_i
     error = real_deadlock()
     assert isinstance(error, psycopg.errors.DeadlockDetected)
     assert transient.is_transient(error)
-    assert transient.is_transient(django_error(error))
+    assert transient.is_transient(database_error(error))
 
 
 @pytest.mark.parametrize(
@@ -112,7 +102,7 @@ def test_a_deadlock_postgresql_breaks_is_transient_as_psycopg_and_django_raise_i
 )
 def test_which_database_errors_are_transient(error, expected):
     assert transient.is_transient(error) is expected
-    assert transient.is_transient(django_error(error)) is expected
+    assert transient.is_transient(database_error(error)) is expected
 
 
 def test_only_errors_raised_from_a_transient_one_count_not_those_raised_while_handling_it():
@@ -238,7 +228,7 @@ def test_an_import_cut_by_a_server_restart_runs_again_and_finishes(
     def flaky(*args, **kwargs):  # type: ignore[no-untyped-def]
         calls.append(ArchiveImport.objects.get(id=job.id).status)
         if len(calls) == 1:
-            raise django_error(psycopg.errors.AdminShutdown("terminating connection"))
+            raise database_error(psycopg.errors.AdminShutdown("terminating connection"))
         return real_import(*args, **kwargs)
 
     def run(**kwargs):  # type: ignore[no-untyped-def]
@@ -271,7 +261,7 @@ def test_an_import_cut_after_storing_counts_what_it_stored_as_imported_not_as_du
         report = real(*args, **kwargs)
         calls.append(report.imported)
         if len(calls) == 1:  # everything stored and recorded, then the server went away
-            raise django_error(psycopg.errors.AdminShutdown("terminating connection"))
+            raise database_error(psycopg.errors.AdminShutdown("terminating connection"))
         return report
 
     monkeypatch.setattr(archive_import, "archive_import", cut_after_storing)
@@ -341,7 +331,7 @@ def test_a_retry_is_sent_to_the_queue_it_came_from_after_the_delay(settings, mon
 )
 def test_a_request_the_database_could_not_serve_is_unavailable(error):
     assert transient.is_unavailable(error)
-    assert transient.is_unavailable(django_error(error))
+    assert transient.is_unavailable(database_error(error))
 
 
 def test_connection_already_closed_as_django_says_it_is_unavailable():
@@ -360,4 +350,4 @@ def test_connection_already_closed_as_django_says_it_is_unavailable():
 def test_errors_of_the_request_itself_are_not_unavailable(error):
     assert not transient.is_unavailable(error)
     if isinstance(error, psycopg.Error):
-        assert not transient.is_unavailable(django_error(error))
+        assert not transient.is_unavailable(database_error(error))
