@@ -174,8 +174,12 @@ def _condenses(fragment: Fragment, config: DetectorConfig) -> bool:
     seed at least ``summary_best`` alike: a summary condenses several source sentences
     closely; one close sentence (a title both pages share) among loose topical neighbours
     is a page on the same subject."""
-    close = {seed.query for seed in fragment.seeds if seed.cosine >= config.summary_best}
-    return len(close) >= config.summary_best_units
+    return _close_units(fragment, config.summary_best) >= config.summary_best_units
+
+
+def _close_units(fragment: Fragment, least: float) -> int:
+    """How many query units of ``fragment`` have a seed at least ``least`` alike."""
+    return len({seed.query for seed in fragment.seeds if seed.cosine >= least})
 
 
 def _best_seeds(fragment: Fragment) -> list[Seed]:
@@ -198,8 +202,7 @@ def _spread(fragment: Fragment) -> float:
 
 def _dense(fragment: Fragment, least: float) -> float:
     """Share of a fragment's query units with a seed at least ``least`` alike."""
-    firm = {seed.query for seed in fragment.seeds if seed.cosine >= least}
-    return len(firm) / (fragment.query[1] - fragment.query[0] + 1)
+    return _close_units(fragment, least) / (fragment.query[1] - fragment.query[0] + 1)
 
 
 def _stride(fragment: Fragment) -> float:
@@ -253,8 +256,7 @@ def _extractive(fragments: Sequence[Fragment], config: DetectorConfig) -> bool:
 def _firm(fragment: Fragment, config: DetectorConfig) -> bool:
     """Whether at least ``apart_units`` query units of ``fragment`` have a seed of cosine
     ``apart_cosine``."""
-    firm = {seed.query for seed in fragment.seeds if seed.cosine >= config.apart_cosine}
-    return len(firm) >= config.apart_units
+    return _close_units(fragment, config.apart_cosine) >= config.apart_units
 
 
 def align_units(
@@ -439,8 +441,9 @@ def merge_passages(
         fixed = [k for k in exact if k.kind == "verbatim"]
         exact = [k for k in exact if k.kind != "verbatim"]
         summaries = [d for d in disguised if d.kind == "summary"]
-        exact += [k for k in fixed if any(_overlap(d, k, True) for d in summaries)]
-        fixed = [k for k in fixed if k not in exact]
+        copied = [k for k in fixed if any(_overlap(d, k, True) for d in summaries)]
+        fixed = [k for k in fixed if k not in copied]
+        exact += copied  # a summary takes its copied sentences in, as any disguised passage
         disguised = [
             d
             for d in disguised
