@@ -81,6 +81,11 @@ class DetectorConfig:
             least candidate_features distinct Low-IDF-Sig features with the query are
             candidates too, the feature_candidates sharing the most (None: none; a machine
             translation keeps few word chains, too scattered for a sentence pair).
+        retrieval_window / retrieval_top / retrieval_df_fraction: term retrieval
+            (:mod:`detection.retrieval`): windows of retrieval_window units, half a window
+            apart, each make the retrieval_top sources closest by tf-idf cosine candidates
+            (None: no term retrieval); terms in more than retrieval_df_fraction of the
+            documents (at least max_df_floor) are left out.
         min_unit_terms: a sentence with fewer terms is annexed to the next one.
         seed_cosine / seed_dice: a seed is a unit pair above both (tf-isf cosine, Dice).
         fragment_gap: units tolerated between seeds on either side of a fragment at first;
@@ -155,6 +160,9 @@ class DetectorConfig:
     max_candidates: int | None = None
     candidate_features: int | None = 3
     feature_candidates: int = 100
+    retrieval_window: int = 10
+    retrieval_top: int | None = 2
+    retrieval_df_fraction: float = 0.05
     min_unit_terms: int = 3
     seed_cosine: float = 0.33
     seed_dice: float = 0.33
@@ -196,6 +204,8 @@ class DetectorConfig:
             raise ValueError("DetectorConfig.sentence_threshold must lie in [0, 1]")
         if self.extension_threshold is not None and not 0.0 < self.extension_threshold <= 1.0:
             raise ValueError("DetectorConfig.extension_threshold must lie in (0, 1] (or None)")
+        if self.retrieval_window < 1 or (self.retrieval_top is not None and self.retrieval_top < 1):
+            raise ValueError("DetectorConfig.retrieval_window and retrieval_top must be >= 1")
         if self.extension_gap < 0:
             raise ValueError("DetectorConfig.extension_gap must be >= 0")
 

@@ -16,7 +16,7 @@ from detection.features import FeatureModel, feature_model
 from detection.idf import load_idf_model
 from detection.index import MemoryIndex, SentenceIndex
 from detection.language import detect_language
-from detection.lexicon import LEXICON_VERSION
+from detection.lexicon import LEXICON_VERSION, terms
 from detection.model import DocumentAnalysis, Passage, SentenceRecord
 from detection.normalize import (
     NORMALIZE_VERSION,
@@ -25,6 +25,7 @@ from detection.normalize import (
     original_spans,
 )
 from detection.refine import WordView, refine_alignments, word_view
+from detection.retrieval import term_candidates, term_counts
 from detection.scoring import SentencePair, match_query
 from detection.seeding import Units, coded_units, could_seed, query_side, text_units
 from detection.sentences import SENTENCES_VERSION, split_sentences
@@ -53,11 +54,16 @@ def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnaly
         raise DetectionError(f"analyze() needs the document text as str, got {type(text)!r}")
     model = feature_model(config)
     records: list[SentenceRecord] = []
+    words: list[str] = []
     for offset, piece in _pieces(text):
         whole = len(piece) == len(text)
-        for (start, end), features in _piece_sentences(piece, model, config, whole=whole):
+        sentences, piece_terms = _piece_sentences(piece, model, config, whole=whole)
+        for (start, end), features in sentences:
             records.append(SentenceRecord(len(records), offset + start, offset + end, features))
-    return DocumentAnalysis(detect_language(text), model.version, tuple(records))
+        words.extend(piece_terms)
+    return DocumentAnalysis(
+        detect_language(text), model.version, tuple(records), term_counts(words)
+    )
 
 
 # A text longer than this is analysed a piece at a time, cut at paragraph breaks: the
@@ -89,9 +95,10 @@ def _pieces(text: str, size: int = PIECE_CHARS) -> Iterable[tuple[int, str]]:
 
 def _piece_sentences(
     text: str, model: FeatureModel, config: DetectorConfig, *, whole: bool
-) -> list[tuple[tuple[int, int], tuple[int, ...]]]:
-    """The spans in ``text`` of its sentences that have words, with their features. A
-    ``whole`` text shares its normalisation with the refinement stages (`normalized_once`)."""
+) -> tuple[list[tuple[tuple[int, int], tuple[int, ...]]], list[str]]:
+    """The spans in ``text`` of its sentences that have words, with their features, and the
+    normalised terms of those words (:mod:`detection.retrieval`). A ``whole`` text shares its
+    normalisation with the refinement stages (`normalized_once`)."""
     normalized, offsets = normalized_once(text) if whole else normalize_with_offsets(text)
     spans = split_sentences(
         normalized, max_chars=config.max_sentence_chars, english=config.english_splitter
@@ -99,7 +106,7 @@ def _piece_sentences(
     words, bounds, kept = sentence_words(normalized, spans)
     kept_spans = [spans[number] for number in kept]
     features = document_features(words, bounds, model)
-    return list(zip(original_spans(offsets, kept_spans), features, strict=True))
+    return list(zip(original_spans(offsets, kept_spans), features, strict=True)), terms(words)
 
 
 def warm_up(config: DetectorConfig = DEFAULT_CONFIG) -> None:
@@ -218,7 +225,8 @@ def detect_refined(
 ) -> list[Passage]:
     """:func:`detect` with word-level passage borders (:mod:`detection.refine`) and, with
     ``config.disguise``, the disguised copies of every candidate source
-    (:mod:`detection.disguise`).
+    (:mod:`detection.disguise`): those of the Low-IDF-Sig lookup and those term retrieval
+    finds (:mod:`detection.retrieval`).
 
     For callers that have the texts: ``text`` is the query (``analysis`` is its analysis) and
     ``source_text(document_id)`` returns a source's text; it is called at most once per
@@ -370,7 +378,10 @@ def detect_with_sources(
         )
     if not config.disguise:
         return refined
-    candidates = ranked | {p.source for p in refined}
+    units = query_units(text, config)
+    found = term_candidates(units, index, exclude=exclude, config=config)
+    candidates = ranked | (found if within is None else found & set(within))
+    candidates |= {p.source for p in refined}
     if not candidates:
         return refined
     query_view = word_view(text) if query_view is None else query_view
@@ -381,7 +392,7 @@ def detect_with_sources(
         kinds[document] = (
             exact_kinds(own, query_view, sources.view(document), config) if own else ([], False)
         )
-    disguised = _disguised(text, kinds, sources, config)
+    disguised = _disguised(units, kinds, sources, config)
     passages: list[Passage] = []
     for document, (exact, verbatim) in kinds.items():
         merged = merge_passages(exact, disguised.get(document, []), verbatim, config.border_slack)
@@ -392,19 +403,19 @@ def detect_with_sources(
 
 
 def _disguised(
-    text: str,
+    units: Units,
     kinds: Mapping[int, tuple[list[Passage], bool]],
     sources: SourceViews,
     config: DetectorConfig,
 ) -> dict[int, list[Passage]]:
-    """:func:`detection.disguise.align_units` of the query with each source of ``kinds``
-    (``beside_verbatim`` where :func:`exact_kinds` found a verbatim copy), run only on those
+    """:func:`detection.disguise.align_units` of the query's ``units`` with each source of
+    ``kinds`` (``beside_verbatim`` where :func:`exact_kinds` found a verbatim copy), run only on those
     with a unit pair above the lower of the two seed Dice thresholds (of normal and summary
     mode): without one there is no seed, so no fragment and no passage."""
     documents = list(kinds)
     if not documents:
         return {}
-    side = query_side(query_units(text, config))
+    side = query_side(units)
     source_units = sources.units_of(documents)
     coded = coded_units(side, source_units)
     least = min(config.seed_dice, config.summary_seed)

@@ -32,6 +32,7 @@ from functools import cache
 
 from detection.config import DetectorConfig
 from detection.idf import load_idf_model
+from detection.lexicon import LEXICON_VERSION
 from detection.normalize import NORMALIZE_VERSION
 from detection.sentences import SENTENCES_VERSION
 from detection.words import WORDS_VERSION
@@ -72,6 +73,7 @@ def feature_model(config: DetectorConfig) -> FeatureModel:
             "hash=b2sum1",
             f"text={NORMALIZE_VERSION}/{WORDS_VERSION}/{SENTENCES_VERSION}",
             f"sentences=max{config.max_sentence_chars}/{config.english_splitter}",
+            f"terms={LEXICON_VERSION}",
         ]
     )
     return FeatureModel(

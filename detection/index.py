@@ -14,7 +14,7 @@ one column instead of three (docs/benchmarks.md).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import chain
 from typing import NamedTuple, Protocol, runtime_checkable
@@ -26,7 +26,7 @@ from detection.model import DocumentAnalysis
 
 __all__ = [
     "Posting", "Postings", "SentenceIndex", "MemoryIndex", "pack_refs", "unpack_refs",
-    "MAX_DOCUMENT_ID", "MAX_SENTENCES", "MAX_SIZE",
+    "MAX_DOCUMENT_ID", "MAX_SENTENCES", "MAX_SIZE", "NORM_SCALE", "term_refs",
 ]  # fmt: skip
 
 # The reference's bit fields, high to low: document 31 bits, sentence 20, size 12 (63 bits:
@@ -35,6 +35,8 @@ _SENTENCE_SHIFT, _DOCUMENT_SHIFT = 12, 32
 MAX_SIZE = (1 << _SENTENCE_SHIFT) - 1  # larger feature counts are stored as this
 MAX_SENTENCES = 1 << (_DOCUMENT_SHIFT - _SENTENCE_SHIFT)  # per document
 MAX_DOCUMENT_ID = (1 << 31) - 1
+#: A term posting's sentence field holds its document's norm times NORM_SCALE.
+NORM_SCALE = 16
 
 
 class Posting(NamedTuple):
@@ -78,6 +80,18 @@ def unpack_refs(refs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
+def term_refs(document: int, terms: tuple[tuple[int, int], ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(term ids, references) of a document's term postings (:mod:`detection.retrieval`):
+    the sentence field holds the document's norm ``sqrt(sum((1 + ln count)^2))`` times
+    :data:`NORM_SCALE`, the size field the term's count (both capped to their fields)."""
+    ids = np.fromiter((t for t, _ in terms), np.int64, len(terms))
+    counts = np.fromiter((c for _, c in terms), np.int64, len(terms))
+    weights = 1.0 + np.log(np.maximum(counts, 1))
+    norm = min(MAX_SENTENCES - 1, max(1, round(float(np.sqrt(weights @ weights)) * NORM_SCALE)))
+    documents = np.full(len(terms), document, np.int64)
+    return ids, pack_refs(documents, np.full(len(terms), norm, np.int64), counts)
+
+
 @dataclass(frozen=True, eq=False)
 class Postings:
     """What ``SentenceIndex.postings`` returns: one element per posting in two int64 arrays,
@@ -108,6 +122,11 @@ class SentenceIndex(Protocol):
         """All postings of ``features`` whose document frequency is at most ``max_df``."""
         ...
 
+    def term_postings(self, terms: Collection[int], *, max_df: int | None) -> Postings:
+        """The term postings (:mod:`detection.retrieval`) of ``terms`` in at most ``max_df``
+        documents: one per (term, document)."""
+        ...
+
     def document_count(self) -> int:
         """Number of indexed documents."""
         ...
@@ -122,11 +141,13 @@ class SentenceIndex(Protocol):
 
 
 class MemoryIndex:
-    """A :class:`SentenceIndex` held in dictionaries (feature → its postings' references)."""
+    """A :class:`SentenceIndex` held in dictionaries (feature → its postings' references;
+    term → its term postings' references)."""
 
     def __init__(self) -> None:
         self._postings: dict[int, list[int]] = defaultdict(list)
         self._df: dict[int, int] = defaultdict(int)
+        self._terms: dict[int, list[int]] = defaultdict(list)
         self._documents: dict[int, DocumentAnalysis] = {}
         self._model_version: str | None = None
 
@@ -155,6 +176,9 @@ class MemoryIndex:
                 seen.add(feature)
         for feature in seen:
             self._df[feature] += 1
+        ids, term_postings = term_refs(document, analysis.terms)
+        for term, ref in zip(ids.tolist(), term_postings.tolist(), strict=True):
+            self._terms[term].append(ref)
 
     def remove(self, document: int) -> None:
         """Forget ``document`` (no error when it is not indexed)."""
@@ -170,19 +194,25 @@ class MemoryIndex:
             else:
                 del self._postings[feature]
                 del self._df[feature]
+        for term, _ in analysis.terms:
+            kept = [r for r in self._terms[term] if r >> _DOCUMENT_SHIFT != document]
+            if kept:
+                self._terms[term] = kept
+            else:
+                del self._terms[term]
 
     def postings(self, features: Collection[int], *, max_df: int | None) -> Postings:
-        found: list[tuple[int, list[int]]] = []
-        for feature in features:
-            refs = self._postings.get(feature)
-            if refs and (max_df is None or self._df[feature] <= max_df):
-                found.append((int(feature), refs))
-        if not found:
-            return Postings.empty()
-        counts = [len(refs) for _, refs in found]
-        return Postings(
-            np.repeat(np.array([f for f, _ in found], np.int64), counts),
-            np.fromiter(chain.from_iterable(refs for _, refs in found), np.int64, sum(counts)),
+        return _flat(
+            (int(f), refs)
+            for f in features
+            if (refs := self._postings.get(f)) and (max_df is None or self._df[f] <= max_df)
+        )
+
+    def term_postings(self, terms: Collection[int], *, max_df: int | None) -> Postings:
+        return _flat(
+            (int(t), refs)
+            for t in terms
+            if (refs := self._terms.get(t)) and (max_df is None or len(refs) <= max_df)
         )
 
     def document_count(self) -> int:
@@ -200,3 +230,15 @@ class MemoryIndex:
                     if 0 <= i < len(records)
                 }
         return found
+
+
+def _flat(found: Iterable[tuple[int, list[int]]]) -> Postings:
+    """The :class:`Postings` of ``(feature, its references)`` pairs."""
+    pairs = list(found)
+    if not pairs:
+        return Postings.empty()
+    counts = [len(refs) for _, refs in pairs]
+    return Postings(
+        np.repeat(np.array([f for f, _ in pairs], np.int64), counts),
+        np.fromiter(chain.from_iterable(refs for _, refs in pairs), np.int64, sum(counts)),
+    )

@@ -25,11 +25,14 @@ class SentenceRecord:
 
 @dataclass(frozen=True, slots=True)
 class DocumentAnalysis:
-    """What :func:`detection.analyze` extracts from one text."""
+    """What :func:`detection.analyze` extracts from one text: its sentences with their
+    Low-IDF-Sig features, and ``terms``, the ``(term id, count)`` of its distinct normalised
+    words sorted by id (:mod:`detection.retrieval`)."""
 
     language: Literal["zh", "en", "mixed"]
     model_version: str
     sentences: tuple[SentenceRecord, ...]
+    terms: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -36,6 +36,9 @@ class SpanRecorder:
     def postings(self, features: Collection[int], *, max_df: int | None) -> Postings:
         return self._index.postings(features, max_df=max_df)
 
+    def term_postings(self, terms: Collection[int], *, max_df: int | None) -> Postings:
+        return self._index.term_postings(terms, max_df=max_df)
+
     def document_count(self) -> int:
         return self._index.document_count()
 

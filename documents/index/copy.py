@@ -15,6 +15,7 @@ from typing import NamedTuple, Protocol
 import numpy as np
 
 from detection import pack_refs
+from detection.index import term_refs
 
 COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags, header extension
 COPY_TRAILER = b"\xff\xff"
@@ -42,6 +43,9 @@ class AnalysisLike(Protocol):
     @property
     def sentences(self) -> Sequence[SentenceLike]: ...
 
+    @property
+    def terms(self) -> tuple[tuple[int, int], ...]: ...
+
 
 class PostingColumns(NamedTuple):
     """The postings of some documents as parallel int64 arrays (one element per posting):
@@ -53,9 +57,10 @@ class PostingColumns(NamedTuple):
 
 
 def posting_columns(items: Sequence[tuple[int, AnalysisLike]]) -> PostingColumns:
-    """Flatten documents' sentences into posting columns, without a Python object per posting,
-    sorted by feature: each partition's btree then takes the batch's inserts in key order
-    (each leaf page visited once per batch, not once per posting)."""
+    """Flatten documents' sentences and terms (`detection.term_refs`: one posting per term
+    and document) into posting columns, without a Python object per posting, sorted by
+    feature: each partition's btree then takes the batch's inserts in key order (each leaf
+    page visited once per batch, not once per posting)."""
     sentences = [(document, s) for document, analysis in items for s in analysis.sentences]
     count = len(sentences)
     lengths = np.fromiter((len(s.features) for _, s in sentences), np.int64, count)
@@ -64,9 +69,18 @@ def posting_columns(items: Sequence[tuple[int, AnalysisLike]]) -> PostingColumns
     documents = np.fromiter((d for d, _ in sentences), np.int64, count)
     numbers = np.fromiter((s.index for _, s in sentences), np.int64, count)
     refs = pack_refs(documents, numbers, lengths)  # raises for what the fields cannot hold
+    expand = np.repeat(np.arange(count), lengths)
+    terms = [term_refs(document, analysis.terms) for document, analysis in items]
+    features = np.concatenate([features, *(ids for ids, _ in terms)])
+    owners = np.concatenate(
+        [
+            documents[expand],
+            *(np.full(len(ids), d) for (d, _), (ids, _) in zip(items, terms, strict=True)),
+        ]
+    )
+    refs = np.concatenate([refs[expand], *(term for _, term in terms)])
     order = np.argsort(features, kind="stable")
-    expand = np.repeat(np.arange(count), lengths)[order]
-    return PostingColumns(features[order], documents[expand], refs[expand])
+    return PostingColumns(features[order], owners[order].astype(np.int64), refs[order])
 
 
 def copy_rows(columns: PostingColumns, model: int) -> memoryview:

@@ -312,6 +312,30 @@ class PostgresSentenceIndex:
             return Postings.empty()
         if max_df is None:
             return self._fetch(features, None)[0]
+        found, common = self._guarded(features, max_df)
+        if self._scoped and len(common):
+            self.too_common = np.union1d(self.too_common, common)
+            holders = unpack_refs(found.refs[np.isin(found.features, common)])[0]
+            documents, counts = np.unique(holders, return_counts=True)
+            self.too_common_holders.update(
+                dict(zip(documents.tolist(), counts.tolist(), strict=True))
+            )
+        return _without(found, common)
+
+    def term_postings(self, terms: Collection[int], *, max_df: int | None) -> Postings:
+        """The term postings of `terms` (`detection.retrieval`), looked up as `postings`
+        looks up features (they share the table: a term id is a keyed hash apart from every
+        feature), without the note on too-common wording, which is about sentences."""
+        if not len(terms):
+            return Postings.empty()
+        if max_df is None:
+            return self._fetch(terms, None)[0]
+        found, common = self._guarded(terms, max_df)
+        return _without(found, common)
+
+    def _guarded(self, features: Collection[int], max_df: int) -> tuple[Postings, np.ndarray]:
+        """The postings of `features` under the lookup's guard, and those of the features
+        that are in more than `max_df` documents (of the scope, for a scoped index)."""
         guard = max_df
         if self._scoped:
             guard = max(max_df, GUARD_DF_FLOOR, int(DEFAULT_CONFIG.max_df_fraction * self._count()))
@@ -323,15 +347,7 @@ class PostgresSentenceIndex:
             # Unscoped, what came back is every posting of its features (of this model): their
             # document frequency is counted there; a scoped lookup's, over the whole index.
             self._learn(*crowded, heavy=heavy, guard=guard, found=None if self._scoped else found)
-        common = _common(found, values[counts > max_df], max_df)
-        if self._scoped and len(common):
-            self.too_common = np.union1d(self.too_common, common)
-            holders = unpack_refs(found.refs[np.isin(found.features, common)])[0]
-            documents, counts = np.unique(holders, return_counts=True)
-            self.too_common_holders.update(
-                dict(zip(documents.tolist(), counts.tolist(), strict=True))
-            )
-        return _without(found, common)
+        return found, _common(found, values[counts > max_df], max_df)
 
     @property
     def _scoped(self) -> bool:

@@ -1,0 +1,115 @@
+"""Term retrieval: candidate sources found by the normalised words a disguised copy keeps.
+
+A machine-translation round trip or a heavy paraphrase keeps few of the word chains that
+Low-IDF-Sig features are made of, so its source can share almost no feature with it and is
+never a candidate. It still shares content words once they are normalised
+(:mod:`detection.lexicon`: stems, Chinese synonyms folded). The PAN source-retrieval systems
+find such sources by querying the archive with chunks of the suspicious document; this
+module does the same inside the one inverted index:
+
+- At :func:`detection.analyze` every document gets its distinct terms with their counts
+  (``DocumentAnalysis.terms``, ids by :func:`term_id`). The index stores one *term posting*
+  per (term, document): the reference's sentence field holds the document's vector norm
+  (scaled by :data:`detection.index.NORM_SCALE`), its size field the term's count
+  (:func:`detection.index.term_refs`).
+- A check slides a window of ``retrieval_window`` sentence units over the query (half a
+  window apart) and ranks the sources by the cosine of tf-idf vectors (``1 + ln tf``, idf
+  over the scope's documents, terms in more than ``retrieval_df_fraction`` of them left
+  out); the ``retrieval_top`` best of every window are candidates of the disguised-copy
+  stage (:func:`term_candidates`). The windows are one sparse matrix product.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Collection, Iterable
+
+import numpy as np
+from scipy import sparse
+
+from detection.config import DetectorConfig
+from detection.index import NORM_SCALE, SentenceIndex, term_refs, unpack_refs
+from detection.seeding import Units
+
+__all__ = ["term_id", "term_counts", "term_refs", "term_candidates"]
+
+_IDS: dict[str, int] = {}
+_IDS_LIMIT = 1 << 19
+
+
+def term_id(term: str) -> int:
+    """A term's signed 64-bit id (keyed blake2b: apart from every Low-IDF-Sig feature)."""
+    found = _IDS.get(term)
+    if found is None:
+        if len(_IDS) > _IDS_LIMIT:
+            _IDS.clear()
+        digest = hashlib.blake2b(term.encode(), digest_size=8, person=b"lis-term").digest()
+        found = _IDS[term] = int.from_bytes(digest, "little", signed=True)
+    return found
+
+
+def term_counts(terms: Iterable[str]) -> tuple[tuple[int, int], ...]:
+    """``(term id, count)`` of the distinct ``terms``, sorted by id."""
+    counted = Counter(terms)
+    return tuple(sorted((term_id(term), count) for term, count in counted.items()))
+
+
+def term_candidates(
+    units: Units, index: SentenceIndex, *, exclude: Collection[int], config: DetectorConfig
+) -> set[int]:
+    """The sources among the ``retrieval_top`` closest to some window of the query's units."""
+    top, width = config.retrieval_top, config.retrieval_window
+    if top is None or not len(units):
+        return set()
+    rows = [[term_id(t) for t in unit] for unit in units.terms]
+    asked = np.unique(np.fromiter((t for row in rows for t in row), np.int64))
+    count = index.document_count()
+    if not len(asked) or not count:
+        return set()
+    limit = max(config.max_df_floor, int(config.retrieval_df_fraction * count))
+    found = index.term_postings(asked, max_df=limit)
+    documents, norms, tfs = unpack_refs(found.refs)
+    kept = ~np.isin(documents, np.fromiter(exclude, np.int64, len(exclude)))
+    features, documents, norms, tfs = found.features[kept], documents[kept], norms[kept], tfs[kept]
+    if not len(features):
+        return set()
+    terms, columns, df = np.unique(features, return_inverse=True, return_counts=True)
+    idf = np.log((count + 1) / (df + 1)) + 1.0
+    sources, source_rows = np.unique(documents, return_inverse=True)
+    weights = (1.0 + np.log(tfs)) * idf[columns] / (norms / NORM_SCALE)
+    matrix = sparse.csr_matrix((weights, (columns, source_rows)), shape=(len(terms), len(sources)))
+    scores = _windows(rows, terms, idf, width) @ matrix
+    chosen: set[int] = set()
+    for row in range(scores.shape[0]):
+        start, end = scores.indptr[row], scores.indptr[row + 1]
+        if end > start:
+            values = scores.data[start:end]
+            best = np.argsort(-values, kind="stable")[:top]
+            chosen.update(sources[scores.indices[start:end][best]].tolist())
+    return chosen
+
+
+def _windows(
+    rows: list[list[int]], terms: np.ndarray, idf: np.ndarray, width: int
+) -> sparse.csr_matrix:
+    """Unit tf-idf vectors (``1 + ln tf``) of the windows of ``width`` units, half a window
+    apart, over ``terms`` (the query's terms that have postings)."""
+    step = max(1, width // 2)
+    data: list[float] = []
+    indices: list[int] = []
+    indptr = [0]
+    for first in range(0, len(rows), step):
+        counted = Counter(t for row in rows[first : first + width] for t in row)
+        ids = np.fromiter(counted, np.int64, len(counted))
+        at = np.searchsorted(terms, ids)
+        known = (at < len(terms)) & (terms[np.minimum(at, len(terms) - 1)] == ids)
+        at = at[known]
+        tf = np.fromiter(counted.values(), np.float64, len(counted))[known]
+        values = (1.0 + np.log(tf)) * idf[at]
+        norm = float(np.sqrt(values @ values))
+        if norm > 0:
+            data.extend((values / norm).tolist())
+            indices.extend(at.tolist())
+        indptr.append(len(indices))
+    return sparse.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, len(terms)))

@@ -1,0 +1,136 @@
+"""Term retrieval: the terms an analysis carries, their postings, and the candidates they find."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from detection import DEFAULT_CONFIG, MemoryIndex, analyze
+from detection.detector import SourceViews, detect_with_sources, query_units
+from detection.index import NORM_SCALE, term_refs, unpack_refs
+from detection.retrieval import term_candidates, term_counts, term_id
+from detection.scoring import match_query
+
+# A paraphrase of SOURCE sentence by sentence: the same content words, reordered and reworded,
+# so that no Low-IDF-Sig word chain survives.
+SOURCE = (
+    "Glaciers in the northern mountains have retreated sharply over the past century. "
+    "Meteorologists attribute the retreat to warmer summers and thinner winter snowfall. "
+    "Meltwater feeds rivers that irrigate farmland in the valleys below. "
+    "Farmers depend on that water during the dry months of late summer. "
+    "Hydrologists warn that the rivers will shrink once the glaciers vanish. "
+    "Several villages have already built reservoirs to store spring meltwater. "
+    "Engineers designed the reservoirs with funding from regional governments. "
+    "Researchers measure the ice thickness every autumn using radar instruments."
+)
+PARAPHRASE = (
+    "Over the last hundred years mountain glaciers of the north retreated sharply. "
+    "Warmer summer seasons and winter snowfall that is thinner caused this retreat, "
+    "meteorologists say. "
+    "Valley farmland below is irrigated by rivers which meltwater feeds. "
+    "In late summer, during dry months, farmers rely on this water. "
+    "Once glaciers vanish, rivers shrink, hydrologists warn. "
+    "Reservoirs storing spring meltwater were already built by several villages. "
+    "Regional governments funded engineers who designed these reservoirs. "
+    "Each autumn researchers use radar instruments to measure how thick the ice is."
+)
+UNRELATED = (
+    "The orchestra rehearsed the symphony for three weeks before the premiere. "
+    "The conductor asked the violins to play more softly in the second movement. "
+    "Critics praised the performance and the audience applauded for ten minutes. "
+)
+
+
+def indexed(texts, config=DEFAULT_CONFIG):
+    index = MemoryIndex()
+    for document, text in texts.items():
+        index.add(document, analyze(text, config))
+    return index
+
+
+def test_an_analysis_counts_the_terms_of_its_sentence_units():
+    analysis = analyze(SOURCE)
+    words = Counter(t for unit in query_units(SOURCE, DEFAULT_CONFIG).terms for t in unit)
+    assert dict(analysis.terms) == {term_id(t): n for t, n in words.items()}
+    assert [t for t, _ in analysis.terms] == sorted(t for t, _ in analysis.terms)
+    assert dict(analysis.terms)[term_id("glacier")] == 2  # "Glaciers" twice, stemmed
+
+
+def test_term_ids_are_stable_signed_64_bit_and_distinct():
+    ids = {term_id(t) for t in ("glacier", "river", "farmer", "C01A02=", "冰川")}
+    assert len(ids) == 5
+    assert all(-(2**63) <= i < 2**63 for i in ids)
+    assert term_counts(["river", "glacier", "river"]) == tuple(
+        sorted([(term_id("river"), 2), (term_id("glacier"), 1)])
+    )
+
+
+@given(st.lists(st.integers(1, 5000), min_size=1, max_size=50), st.integers(0, 2**31 - 1))
+@settings(max_examples=50, deadline=None)
+def test_term_postings_carry_the_document_its_norm_and_the_capped_count(counts, document):
+    terms = tuple((number, count) for number, count in enumerate(counts))
+    ids, refs = term_refs(document, terms)
+    documents, norms, stored = unpack_refs(refs)
+    norm = math.sqrt(sum((1 + math.log(c)) ** 2 for c in counts))
+    assert ids.tolist() == list(range(len(counts)))
+    assert set(documents.tolist()) == {document}
+    assert set(norms.tolist()) == {round(norm * NORM_SCALE)}
+    assert stored.tolist() == [min(c, 4095) for c in counts]
+
+
+def test_the_memory_index_returns_removes_and_limits_term_postings():
+    index = indexed({1: SOURCE, 2: PARAPHRASE, 3: UNRELATED})
+    glacier = term_id("glacier")
+    holders = {p.document for p in index.term_postings([glacier], max_df=None)}
+    assert holders == {1, 2}
+    assert len(index.term_postings([glacier], max_df=1)) == 0  # in two documents
+    index.remove(1)
+    found = index.term_postings([glacier, term_id("symphoni")], max_df=None)
+    assert set(unpack_refs(found.refs)[0].tolist()) == {2, 3}
+
+
+def test_a_paraphrase_sharing_no_feature_is_found_through_its_terms():
+    texts = {1: SOURCE, 2: UNRELATED}
+    index = indexed(texts)
+    analysis = analyze(PARAPHRASE)
+    assert match_query(analysis, index, config=DEFAULT_CONFIG).pairs == []  # no feature pair
+    units = query_units(PARAPHRASE, DEFAULT_CONFIG)
+    assert term_candidates(units, index, exclude=(), config=DEFAULT_CONFIG) == {1}
+    assert term_candidates(units, index, exclude={1}, config=DEFAULT_CONFIG) == set()
+
+    passages = detect_with_sources(PARAPHRASE, analysis, index, SourceViews(texts.__getitem__,
+                                   DEFAULT_CONFIG))  # fmt: skip
+    assert [(p.source, p.kind) for p in passages] == [(1, "edited")]
+    assert passages[0].end - passages[0].start > 0.9 * len(PARAPHRASE)
+
+    off = replace(DEFAULT_CONFIG, retrieval_top=None)
+    views = SourceViews(texts.__getitem__, off)
+    assert detect_with_sources(PARAPHRASE, analysis, index, views, config=off) == []
+
+
+def test_each_window_names_at_most_retrieval_top_sources():
+    texts = {n: SOURCE for n in range(1, 6)} | {9: UNRELATED}
+    units = query_units(PARAPHRASE, DEFAULT_CONFIG)
+    config = replace(DEFAULT_CONFIG, retrieval_window=100, retrieval_top=2)  # one window
+    found = term_candidates(units, indexed(texts), exclude=(), config=config)
+    assert len(found) == 2 and found <= {1, 2, 3, 4, 5}
+
+
+def test_terms_in_too_many_documents_are_left_out():
+    # Every source holds "glacier"; with a limit below that, only the other terms rank.
+    texts = {n: f"Glacier number {n} was measured." for n in range(1, 5)} | {5: SOURCE}
+    config = replace(DEFAULT_CONFIG, max_df_floor=1, retrieval_df_fraction=0.5)
+    units = query_units("Glacier glacier glacier. The glacier again, a glacier.", config)
+    assert term_candidates(units, indexed(texts, config), exclude=(), config=config) == set()
+
+
+def test_retrieval_settings_are_checked():
+    with pytest.raises(ValueError, match="retrieval"):
+        replace(DEFAULT_CONFIG, retrieval_top=0)
+    with pytest.raises(ValueError, match="retrieval"):
+        replace(DEFAULT_CONFIG, retrieval_window=0)
