@@ -17,11 +17,16 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from detection import DEFAULT_CONFIG, DetectorConfig, DocumentAnalysis, SentenceRecord
+from detection.lexicon import terms
+from detection.normalize import normalize
+from detection.retrieval import term_id
+from detection.words import token_spans
 
 # Sub-folders of the dev data that hold prose (the HTML originals and truth files are skipped).
 PROSE_DIRS = (
@@ -46,6 +51,19 @@ class BaseDocument:
     path: str
     text: str
     analysis: DocumentAnalysis
+
+    @cached_property
+    def sentence_terms(self) -> tuple[Counter[int], ...]:
+        """The term counts (`detection.retrieval`) of each sentence of the analysis, from
+        the sentence's own words: a recombined variant's terms are the sum of its
+        sentences' (`composed_agreement` measures how close that is to a real analysis)."""
+        return tuple(
+            Counter(
+                term_id(t)
+                for t in terms(token_spans(normalize(self.text[s.start : s.end]).text)[0])
+            )
+            for s in self.analysis.sentences
+        )
 
 
 @dataclass(frozen=True)
@@ -115,6 +133,7 @@ class Recombiner:
         self.bases = usable
         self.distinct_rounds = distinct_rounds
         self.common = common_features(usable, config.max_df(len(usable)))
+        self.common_terms = common_terms(usable, config.max_df(len(usable)))
         self._by_language: dict[str, list[int]] = {}
         for number, base in enumerate(usable):
             self._by_language.setdefault(_family(base.analysis.language), []).append(number)
@@ -129,7 +148,9 @@ class Recombiner:
         round_number = self.round_of(i)
         if round_number == 0:
             return made
-        return Variant(made.text, rekey(made.analysis, round_number, self.common))
+        return Variant(
+            made.text, rekey(made.analysis, round_number, self.common, self.common_terms)
+        )
 
     def unkeyed(self, i: int) -> Variant:
         """Archive document `i` before re-keying (its analysis matches its text)."""
@@ -187,7 +208,8 @@ class Recombiner:
         )
         analysis = made.analysis
         return Variant(
-            made.text, DocumentAnalysis(analysis.language, analysis.model_version, records)
+            made.text,
+            DocumentAnalysis(analysis.language, analysis.model_version, records, analysis.terms),
         )
 
     def _recombine(self, i: int, target_chars: int | None) -> Variant:
@@ -216,9 +238,12 @@ def compose(runs: Sequence[tuple[BaseDocument, int, int]]) -> Variant:
     """Text = the runs' text joined by paragraph breaks; analysis = their records, shifted."""
     pieces: list[str] = []
     records: list[SentenceRecord] = []
+    counted: Counter[int] = Counter()
     offset = 0
     for source, first, last in runs:
         sentences = source.analysis.sentences[first : last + 1]
+        for own in source.sentence_terms[first : last + 1]:
+            counted.update(own)
         start, end = sentences[0].start, sentences[-1].end
         piece = source.text[start:end]
         for s in sentences:
@@ -230,7 +255,10 @@ def compose(runs: Sequence[tuple[BaseDocument, int, int]]) -> Variant:
         offset += len(piece) + len(JOIN)
     language = runs[0][0].analysis.language
     version = runs[0][0].analysis.model_version
-    return Variant(JOIN.join(pieces), DocumentAnalysis(language, version, tuple(records)))
+    return Variant(
+        JOIN.join(pieces),
+        DocumentAnalysis(language, version, tuple(records), tuple(sorted(counted.items()))),
+    )
 
 
 def common_features(bases: Sequence[BaseDocument], max_df: int) -> frozenset[int]:
@@ -241,17 +269,34 @@ def common_features(bases: Sequence[BaseDocument], max_df: int) -> frozenset[int
     return frozenset(f for f, n in counts.items() if n > max_df)
 
 
+def common_terms(bases: Sequence[BaseDocument], max_df: int) -> frozenset[int]:
+    """Terms in more than `max_df` of the real documents."""
+    counts: Counter[int] = Counter()
+    for base in bases:
+        counts.update(t for t, _ in base.analysis.terms)
+    return frozenset(t for t, n in counts.items() if n > max_df)
+
+
 def rekey(
-    analysis: DocumentAnalysis, round_number: int, keep: frozenset[int] = frozenset()
+    analysis: DocumentAnalysis,
+    round_number: int,
+    keep: frozenset[int] = frozenset(),
+    keep_terms: frozenset[int] = frozenset(),
 ) -> DocumentAnalysis:
-    """The analysis with every feature not in `keep` XOR-ed with a round key (a bijection)."""
+    """The analysis with every feature not in `keep` and every term not in `keep_terms`
+    XOR-ed with a round key (a bijection)."""
     key = keyed(round_number, 0xFEA7)
     records = tuple(_rekeyed(s, key, keep) for s in analysis.sentences)
-    return DocumentAnalysis(analysis.language, analysis.model_version, records)
+    found = sorted((_keyed_id(t, key, keep_terms), n) for t, n in analysis.terms)
+    return DocumentAnalysis(analysis.language, analysis.model_version, records, tuple(found))
+
+
+def _keyed_id(value: int, key: int, keep: frozenset[int]) -> int:
+    return value if value in keep else _signed(value ^ key)
 
 
 def _rekeyed(s: SentenceRecord, key: int, keep: frozenset[int]) -> SentenceRecord:
-    features = tuple(sorted(f if f in keep else _signed(f ^ key) for f in s.features))
+    features = tuple(sorted(_keyed_id(f, key, keep) for f in s.features))
     return SentenceRecord(s.index, s.start, s.end, features)
 
 
@@ -269,7 +314,17 @@ def composed_agreement(composed: DocumentAnalysis, real: DocumentAnalysis) -> fl
     """Share of the real analysis' features (as (sentence, feature)) the composed one has."""
     want = {(s.start, s.end, f) for s in real.sentences for f in s.features}
     have = {(s.start, s.end, f) for s in composed.sentences for f in s.features}
-    return 1.0 if not want else len(want & have) / len(want)
+    return _share(want, have)
+
+
+def composed_term_agreement(composed: DocumentAnalysis, real: DocumentAnalysis) -> float:
+    """Share of the real analysis' (term, count) the composed one has."""
+    return _share(set(real.terms), set(composed.terms))
+
+
+def _share(want: Iterable[object], have: Set[object]) -> float:
+    wanted = set(want)
+    return 1.0 if not wanted else len(wanted & have) / len(wanted)
 
 
 def _family(language: str) -> str:

@@ -237,17 +237,22 @@ def _bases(options: BenchOptions, say) -> tuple[corpus.Recombiner, dict[str, obj
         "postings_per_document": round(
             sum(len(s.features) for a in analyses for s in a.sentences) / len(analyses), 1
         ),
+        "term_postings_per_document": round(sum(len(a.terms) for a in analyses) / len(analyses), 1),
     }
 
 
 def _agreement(recombiner: corpus.Recombiner, sample: int = 40) -> dict[str, float]:
     """Composed vs real analysis of recombined variants (share of real features reproduced)."""
     first = len(recombiner.bases)
-    values = [
-        corpus.composed_agreement(v.analysis, analyze(v.text))
-        for v in (recombiner.unkeyed(first + 97 * k) for k in range(sample))
-    ]
-    return {"sample": sample, "mean": round(sum(values) / sample, 4), "min": round(min(values), 4)}
+    pairs = [(v.analysis, analyze(v.text)) for v in (
+        recombiner.unkeyed(first + 97 * k) for k in range(sample)
+    )]  # fmt: skip
+    values = [corpus.composed_agreement(*pair) for pair in pairs]
+    terms = [corpus.composed_term_agreement(*pair) for pair in pairs]
+    return {
+        "sample": sample, "mean": round(sum(values) / sample, 4), "min": round(min(values), 4),
+        "terms_mean": round(sum(terms) / sample, 4), "terms_min": round(min(terms), 4),
+    }  # fmt: skip
 
 
 def _variant_text(recombiner: corpus.Recombiner) -> Callable[[int], str]:
