@@ -8,7 +8,10 @@ Layout (migrations 0002-0011 of `documents/migrations/`):
   (minmax-multi) index on `ref` (removal: a document's postings are the ref range
   `id << 32 .. (id << 32) | (2^32 - 1)`). `ref` packs document, sentence and the sentence's feature
   count (`detection.pack_refs`, migration 0011); `model` is the id of the feature model in
-  `documents_index_model`.
+  `documents_index_model`. The same table holds the documents' *term postings*
+  (`detection.retrieval`: one per distinct normalised word and document, its id a keyed hash
+  apart from every feature, the reference's sentence field the document's norm and its size
+  field the word's count), looked up by `term_postings`.
 - `documents_feature_df(feature bigint, df int)`, primary key `(feature) INCLUDE (df)`: the
   document frequency of the HEAVY features only (migration 0019): those a lookup found in
   more than `HEAVY_FLOOR` documents, with the count it made. Nothing is counted at ingest (an
