@@ -55,22 +55,48 @@ def term_counts(terms: Iterable[str]) -> tuple[tuple[int, int], ...]:
     return tuple(sorted((term_id(term), count) for term, count in counted.items()))
 
 
+# A long query is looked up this many windows at a time: the postings of one block's terms
+# are in memory at once, not those of a whole book's (the windows' scores are the same).
+BLOCK_WINDOWS = 1_000
+
+
 def term_candidates(
     units: Units, index: SentenceIndex, *, exclude: Collection[int], config: DetectorConfig
 ) -> set[int]:
     """The sources among the ``retrieval_top`` closest to some window of the query's units."""
-    top, width = config.retrieval_top, config.retrieval_window
-    if top is None or not len(units):
+    if config.retrieval_top is None or not len(units):
+        return set()
+    count = index.document_count()
+    if not count:
         return set()
     rows = [[term_id(t) for t in unit] for unit in units.terms]
+    step = max(1, config.retrieval_window // 2)
+    block = BLOCK_WINDOWS * step
+    excluded = np.fromiter(exclude, np.int64, len(exclude))
+    chosen: set[int] = set()
+    for first in range(0, len(rows), block):
+        # The block's windows start in [first, first + block) and reach a window further.
+        part = rows[first : first + block + config.retrieval_window]
+        chosen |= _closest(part, min(block, len(part)), index, count, excluded, config)
+    return chosen
+
+
+def _closest(
+    rows: list[list[int]],
+    starts: int,
+    index: SentenceIndex,
+    count: int,
+    excluded: np.ndarray,
+    config: DetectorConfig,
+) -> set[int]:
+    """The ``retrieval_top`` sources closest to each window starting before ``starts``."""
     asked = np.unique(np.fromiter((t for row in rows for t in row), np.int64))
-    count = index.document_count()
-    if not len(asked) or not count:
+    if not len(asked):
         return set()
     limit = max(config.max_df_floor, int(config.retrieval_df_fraction * count))
     found = index.term_postings(asked, max_df=limit)
     documents, norms, tfs = unpack_refs(found.refs)
-    kept = ~np.isin(documents, np.fromiter(exclude, np.int64, len(exclude)))
+    kept = ~np.isin(documents, excluded)
     features, documents, norms, tfs = found.features[kept], documents[kept], norms[kept], tfs[kept]
     if not len(features):
         return set()
@@ -79,27 +105,27 @@ def term_candidates(
     sources, source_rows = np.unique(documents, return_inverse=True)
     weights = (1.0 + np.log(tfs)) * idf[columns] / (norms / NORM_SCALE)
     matrix = sparse.csr_matrix((weights, (columns, source_rows)), shape=(len(terms), len(sources)))
-    scores = _windows(rows, terms, idf, width) @ matrix
+    scores = _windows(rows, starts, terms, idf, config.retrieval_window) @ matrix
     chosen: set[int] = set()
     for row in range(scores.shape[0]):
         start, end = scores.indptr[row], scores.indptr[row + 1]
         if end > start:
             values = scores.data[start:end]
-            best = np.argsort(-values, kind="stable")[:top]
+            best = np.argsort(-values, kind="stable")[: config.retrieval_top]
             chosen.update(sources[scores.indices[start:end][best]].tolist())
     return chosen
 
 
 def _windows(
-    rows: list[list[int]], terms: np.ndarray, idf: np.ndarray, width: int
+    rows: list[list[int]], starts: int, terms: np.ndarray, idf: np.ndarray, width: int
 ) -> sparse.csr_matrix:
     """Unit tf-idf vectors (``1 + ln tf``) of the windows of ``width`` units, half a window
-    apart, over ``terms`` (the query's terms that have postings)."""
+    apart, starting before ``starts``, over ``terms`` (the query's terms with postings)."""
     step = max(1, width // 2)
     data: list[float] = []
     indices: list[int] = []
     indptr = [0]
-    for first in range(0, len(rows), step):
+    for first in range(0, starts, step):
         counted = Counter(t for row in rows[first : first + width] for t in row)
         ids = np.fromiter(counted, np.int64, len(counted))
         at = np.searchsorted(terms, ids)

@@ -134,3 +134,18 @@ def test_retrieval_settings_are_checked():
         replace(DEFAULT_CONFIG, retrieval_top=0)
     with pytest.raises(ValueError, match="retrieval"):
         replace(DEFAULT_CONFIG, retrieval_window=0)
+
+
+@pytest.mark.parametrize("block", [1, 2, 3])
+def test_a_long_query_looked_up_a_block_at_a_time_finds_the_same_sources(monkeypatch, block):
+    import detection.retrieval as retrieval
+
+    texts = {1: SOURCE, 2: UNRELATED, 3: PARAPHRASE[: len(PARAPHRASE) // 2]}
+    index = indexed(texts)
+    query = UNRELATED + " " + PARAPHRASE + " " + UNRELATED
+    units = query_units(query, DEFAULT_CONFIG)
+    config = replace(DEFAULT_CONFIG, retrieval_window=4, retrieval_top=1)
+    whole = term_candidates(units, index, exclude=(), config=config)
+    monkeypatch.setattr(retrieval, "BLOCK_WINDOWS", block)
+    assert term_candidates(units, index, exclude=(), config=config) == whole
+    assert len(whole) >= 2
