@@ -23,9 +23,8 @@ from functools import cached_property
 from pathlib import Path
 
 from detection import DEFAULT_CONFIG, DetectorConfig, DocumentAnalysis, SentenceRecord
-from detection.lexicon import terms
+from detection.lexicon import term_id, terms
 from detection.normalize import normalize
-from detection.retrieval import term_id
 from detection.words import token_spans
 
 # Sub-folders of the dev data that hold prose (the HTML originals and truth files are skipped).

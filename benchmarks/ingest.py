@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
+from functools import partial
 
 from django.db import connections, transaction
 
@@ -33,6 +34,7 @@ from benchmarks.database import documents_load
 from detection import DocumentAnalysis, analyze
 from detection.detector import warm_up
 from detection.words import token_spans
+from documents.detector_config import detector_config
 from documents.index.store import PostgresSentenceIndex
 
 # Set by the parent before forking; the children inherit it (fork start method).
@@ -61,7 +63,7 @@ def analyze_texts(texts: Sequence[str], processes: int) -> list[DocumentAnalysis
     connections.close_all()
     context = multiprocessing.get_context("fork")
     with context.Pool(processes) as pool:
-        return pool.map(analyze, texts, chunksize=16)
+        return pool.map(partial(analyze, config=detector_config()), texts, chunksize=16)
 
 
 def ingest_parallel(
@@ -104,7 +106,8 @@ def ingest_worker(
     for text in texts:
         token_spans(text)
     tokenize_seconds = time.perf_counter() - started
-    index = PostgresSentenceIndex(model_version=analyze("a").model_version, using=alias)
+    config = detector_config()
+    index = PostgresSentenceIndex(model_version=analyze("a", config).model_version, using=alias)
     analyze_seconds = 0.0
     database: list[float] = []
     writer_cpu: list[float] = []
@@ -115,7 +118,7 @@ def ingest_worker(
         for at in range(0, len(ids), batch):
             started = time.perf_counter()
             share = zip(ids[at : at + batch], texts[at : at + batch], strict=True)
-            chunk = [(document_id(i), t, analyze(t)) for i, t in share]
+            chunk = [(document_id(i), t, analyze(t, config)) for i, t in share]
             analyze_seconds += time.perf_counter() - started
             pending.append(writer.submit(_write, index, collection_id, chunk, database, writer_cpu))
             # At most IN_FLIGHT batches analysed and not yet written (none, sequentially):

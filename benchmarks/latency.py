@@ -22,6 +22,7 @@ from benchmarks.corpus import Recombiner, Variant, document_id
 from benchmarks.database import documents_load
 from detection import DEFAULT_CONFIG, DocumentAnalysis, detect
 from detection.detector import UnitStore, detect_refined
+from documents.detector_config import detector_config
 from documents.index.store import PostgresSentenceIndex
 
 
@@ -142,7 +143,9 @@ def refined_check_ms(
     timings = []
     for text, analysis in queries:
         started = time.perf_counter()
-        detect_refined(text, analysis, index, source_text, unit_store=unit_store)
+        detect_refined(
+            text, analysis, index, source_text, config=detector_config(), unit_store=unit_store
+        )
         timings.append((time.perf_counter() - started) * 1000)
     return timings
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from benchmarks import corpus, cpu, database, ingest, latency, peers
 from detection import DEFAULT_CONFIG, analyze
+from documents.detector_config import detector_config
 from documents.index.store import DF_TABLE, POSTING_TABLE
 
 QUERY_CHARS = 10_000
@@ -64,7 +65,7 @@ def bench_run(options: BenchOptions, log: object = None) -> dict[str, object]:
     query_texts = [
         recombiner.query(q, target_chars=QUERY_CHARS).text for q in range(options.queries)
     ]
-    queries = [analyze(text) for text in query_texts]
+    queries = [analyze(text, detector_config()) for text in query_texts]
     # The archive documents each worst-case query copies from (archive positions).
     truth = [recombiner.query_sources(q, target_chars=QUERY_CHARS) for q in range(options.queries)]
     typical = [
@@ -244,7 +245,7 @@ def _bases(options: BenchOptions, say) -> tuple[corpus.Recombiner, dict[str, obj
 def _agreement(recombiner: corpus.Recombiner, sample: int = 40) -> dict[str, float]:
     """Composed vs real analysis of recombined variants (share of real features reproduced)."""
     first = len(recombiner.bases)
-    pairs = [(v.analysis, analyze(v.text)) for v in (
+    pairs = [(v.analysis, analyze(v.text, detector_config())) for v in (
         recombiner.unkeyed(first + 97 * k) for k in range(sample)
     )]  # fmt: skip
     values = [corpus.composed_agreement(*pair) for pair in pairs]

@@ -6,7 +6,7 @@ import argparse
 import unicodedata
 from pathlib import Path
 
-from detection.config import DEFAULT_CONFIG
+from detection.config import DEFAULT_CONFIG, TERM_RETRIEVAL_CONFIG
 from detection.detector import compare
 from detection.evaluation import EvaluationRow, combine, evaluate_folder
 from detection.pan import read_text, run_pan
@@ -59,7 +59,7 @@ def _pan(arguments: argparse.Namespace) -> int:
         Path(arguments.src_dir),
         Path(arguments.susp_dir),
         Path(arguments.out_dir),
-        DEFAULT_CONFIG,
+        TERM_RETRIEVAL_CONFIG if arguments.term_retrieval else DEFAULT_CONFIG,
         refine=not arguments.sentence_borders,
         jobs=arguments.jobs,
     )
@@ -107,6 +107,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     command.add_argument(
         "--jobs", type=int, default=1, help="worker processes (same output, faster)"
+    )
+    command.add_argument(
+        "--term-retrieval",
+        action="store_true",
+        help="also find sources through their words (detection.retrieval; off by default)",
     )
     command.set_defaults(handler=_pan)
     command = subparsers.add_parser("evaluate", help="PAN precision/recall/granularity/plagdet")

@@ -8,7 +8,7 @@ part of :attr:`DetectorConfig.model_version`; the others only change how detecti
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from detection.sentences import EnglishSplitter
@@ -81,11 +81,13 @@ class DetectorConfig:
             least candidate_features distinct Low-IDF-Sig features with the query are
             candidates too, the feature_candidates sharing the most (None: none; a machine
             translation keeps few word chains, too scattered for a sentence pair).
-        retrieval_window / retrieval_top / retrieval_df_fraction: term retrieval
-            (:mod:`detection.retrieval`): windows of retrieval_window units, half a window
-            apart, each make the retrieval_top sources closest by tf-idf cosine candidates
-            (None: no term retrieval); terms in more than retrieval_df_fraction of the
-            documents (at least max_df_floor) are left out.
+        retrieval_top / retrieval_window / retrieval_df_fraction: term retrieval
+            (:mod:`detection.retrieval`), off by default (None): it finds sources of machine
+            translations but doubles the index's postings. With retrieval_top set, analyses
+            carry their terms (the feature model's version says so) and windows of
+            retrieval_window units, half a window apart, each make the retrieval_top sources
+            closest by tf-idf cosine candidates; terms in more than retrieval_df_fraction of
+            the documents (at least max_df_floor) are left out.
         min_unit_terms: a sentence with fewer terms is annexed to the next one.
         seed_cosine / seed_dice: a seed is a unit pair above both (tf-isf cosine, Dice).
         fragment_gap: units tolerated between seeds on either side of a fragment at first;
@@ -160,8 +162,8 @@ class DetectorConfig:
     max_candidates: int | None = None
     candidate_features: int | None = 3
     feature_candidates: int = 100
+    retrieval_top: int | None = None
     retrieval_window: int = 10
-    retrieval_top: int | None = 2
     retrieval_df_fraction: float = 0.05
     min_unit_terms: int = 3
     seed_cosine: float = 0.33
@@ -215,3 +217,7 @@ class DetectorConfig:
 
 
 DEFAULT_CONFIG = DetectorConfig()
+
+
+#: :data:`DEFAULT_CONFIG` with term retrieval (:mod:`detection.retrieval`) on.
+TERM_RETRIEVAL_CONFIG = replace(DEFAULT_CONFIG, retrieval_top=2)

@@ -8,6 +8,8 @@ from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Protocol
 
+import numpy as np
+
 from detection.align import Alignment, align
 from detection.config import DEFAULT_CONFIG, DetectorConfig
 from detection.disguise import align_many, exact_kinds, merge_passages, not_tiny
@@ -16,7 +18,7 @@ from detection.features import FeatureModel, feature_model
 from detection.idf import load_idf_model
 from detection.index import MemoryIndex, SentenceIndex
 from detection.language import detect_language
-from detection.lexicon import LEXICON_VERSION, terms
+from detection.lexicon import LEXICON_VERSION
 from detection.model import DocumentAnalysis, Passage, SentenceRecord
 from detection.normalize import (
     NORMALIZE_VERSION,
@@ -25,11 +27,11 @@ from detection.normalize import (
     original_spans,
 )
 from detection.refine import WordView, refine_alignments, word_view
-from detection.retrieval import term_candidates, term_counts
+from detection.retrieval import term_candidates
 from detection.scoring import SentencePair, match_query
 from detection.seeding import Units, coded_units, could_seed, query_side, text_units
 from detection.sentences import SENTENCES_VERSION, split_sentences
-from detection.vocabulary import document_features
+from detection.vocabulary import document_features, document_terms
 from detection.words import WORDS_VERSION, sentence_words
 
 __all__ = [
@@ -54,16 +56,17 @@ def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnaly
         raise DetectionError(f"analyze() needs the document text as str, got {type(text)!r}")
     model = feature_model(config)
     records: list[SentenceRecord] = []
-    words: list[str] = []
+    terms: list[np.ndarray] = []
     for offset, piece in _pieces(text):
         whole = len(piece) == len(text)
         sentences, piece_terms = _piece_sentences(piece, model, config, whole=whole)
         for (start, end), features in sentences:
             records.append(SentenceRecord(len(records), offset + start, offset + end, features))
-        words.extend(piece_terms)
-    return DocumentAnalysis(
-        detect_language(text), model.version, tuple(records), term_counts(words)
-    )
+        terms.append(piece_terms)
+    words = np.concatenate(terms) if terms else np.empty(0, np.int64)
+    ids, counts = np.unique(words[words != 0], return_counts=True)
+    counted = tuple(zip(ids.tolist(), counts.tolist(), strict=True))
+    return DocumentAnalysis(detect_language(text), model.version, tuple(records), counted)
 
 
 # A text longer than this is analysed a piece at a time, cut at paragraph breaks: the
@@ -95,10 +98,10 @@ def _pieces(text: str, size: int = PIECE_CHARS) -> Iterable[tuple[int, str]]:
 
 def _piece_sentences(
     text: str, model: FeatureModel, config: DetectorConfig, *, whole: bool
-) -> tuple[list[tuple[tuple[int, int], tuple[int, ...]]], list[str]]:
+) -> tuple[list[tuple[tuple[int, int], tuple[int, ...]]], np.ndarray]:
     """The spans in ``text`` of its sentences that have words, with their features, and the
-    normalised terms of those words (:mod:`detection.retrieval`). A ``whole`` text shares its
-    normalisation with the refinement stages (`normalized_once`)."""
+    term ids of those words (:func:`detection.vocabulary.document_terms`). A ``whole`` text
+    shares its normalisation with the refinement stages (`normalized_once`)."""
     normalized, offsets = normalized_once(text) if whole else normalize_with_offsets(text)
     spans = split_sentences(
         normalized, max_chars=config.max_sentence_chars, english=config.english_splitter
@@ -106,7 +109,10 @@ def _piece_sentences(
     words, bounds, kept = sentence_words(normalized, spans)
     kept_spans = [spans[number] for number in kept]
     features = document_features(words, bounds, model)
-    return list(zip(original_spans(offsets, kept_spans), features, strict=True)), terms(words)
+    spans = original_spans(offsets, kept_spans)
+    if config.retrieval_top is None:  # no term retrieval: no terms to index
+        return list(zip(spans, features, strict=True)), np.empty(0, np.int64)
+    return list(zip(spans, features, strict=True)), document_terms(words, model)
 
 
 def warm_up(config: DetectorConfig = DEFAULT_CONFIG) -> None:
@@ -409,9 +415,9 @@ def _disguised(
     config: DetectorConfig,
 ) -> dict[int, list[Passage]]:
     """:func:`detection.disguise.align_units` of the query's ``units`` with each source of
-    ``kinds`` (``beside_verbatim`` where :func:`exact_kinds` found a verbatim copy), run only on those
-    with a unit pair above the lower of the two seed Dice thresholds (of normal and summary
-    mode): without one there is no seed, so no fragment and no passage."""
+    ``kinds`` (``beside_verbatim`` where :func:`exact_kinds` found a verbatim copy), run only
+    on those with a unit pair above the lower of the two seed Dice thresholds (of normal and
+    summary mode): without one there is no seed, so no fragment and no passage."""
     documents = list(kinds)
     if not documents:
         return {}

@@ -73,7 +73,7 @@ def feature_model(config: DetectorConfig) -> FeatureModel:
             "hash=b2sum1",
             f"text={NORMALIZE_VERSION}/{WORDS_VERSION}/{SENTENCES_VERSION}",
             f"sentences=max{config.max_sentence_chars}/{config.english_splitter}",
-            f"terms={LEXICON_VERSION}",
+            *([f"terms={LEXICON_VERSION}"] if config.retrieval_top is not None else []),
         ]
     )
     return FeatureModel(

@@ -5,13 +5,14 @@ Low-IDF-Sig features are made of, so its source can share almost no feature with
 never a candidate. It still shares content words once they are normalised
 (:mod:`detection.lexicon`: stems, Chinese synonyms folded). The PAN source-retrieval systems
 find such sources by querying the archive with chunks of the suspicious document; this
-module does the same inside the one inverted index:
+module does the same inside the one inverted index, when ``DetectorConfig.retrieval_top``
+is set (off by default: the term postings double the index's; docs/detection.md):
 
 - At :func:`detection.analyze` every document gets its distinct terms with their counts
-  (``DocumentAnalysis.terms``, ids by :func:`term_id`). The index stores one *term posting*
-  per (term, document): the reference's sentence field holds the document's vector norm
-  (scaled by :data:`detection.index.NORM_SCALE`), its size field the term's count
-  (:func:`detection.index.term_refs`).
+  (``DocumentAnalysis.terms``, ids by :func:`detection.lexicon.term_id`). The index stores
+  one *term posting* per (term, document): the reference's sentence field holds the
+  document's vector norm (scaled by :data:`detection.index.NORM_SCALE`), its size field the
+  term's count (:func:`detection.index.term_refs`).
 - A check slides a window of ``retrieval_window`` sentence units over the query (half a
   window apart) and ranks the sources by the cosine of tf-idf vectors (``1 + ln tf``, idf
   over the scope's documents, terms in more than ``retrieval_df_fraction`` of them left
@@ -21,38 +22,18 @@ module does the same inside the one inverted index:
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 
 import numpy as np
 from scipy import sparse
 
 from detection.config import DetectorConfig
-from detection.index import NORM_SCALE, SentenceIndex, term_refs, unpack_refs
+from detection.index import NORM_SCALE, SentenceIndex, unpack_refs
+from detection.lexicon import term_id
 from detection.seeding import Units
 
-__all__ = ["term_id", "term_counts", "term_refs", "term_candidates"]
-
-_IDS: dict[str, int] = {}
-_IDS_LIMIT = 1 << 19
-
-
-def term_id(term: str) -> int:
-    """A term's signed 64-bit id (keyed blake2b: apart from every Low-IDF-Sig feature)."""
-    found = _IDS.get(term)
-    if found is None:
-        if len(_IDS) > _IDS_LIMIT:
-            _IDS.clear()
-        digest = hashlib.blake2b(term.encode(), digest_size=8, person=b"lis-term").digest()
-        found = _IDS[term] = int.from_bytes(digest, "little", signed=True)
-    return found
-
-
-def term_counts(terms: Iterable[str]) -> tuple[tuple[int, int], ...]:
-    """``(term id, count)`` of the distinct ``terms``, sorted by id."""
-    counted = Counter(terms)
-    return tuple(sorted((term_id(term), count) for term, count in counted.items()))
+__all__ = ["term_candidates"]
 
 
 # A long query is looked up this many windows at a time: the postings of one block's terms

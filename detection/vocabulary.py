@@ -35,6 +35,7 @@ from itertools import chain, repeat
 import numpy as np
 
 from detection.features import FeatureModel
+from detection.lexicon import word_term_id
 
 try:
     from detection import _lisfeatures
@@ -42,7 +43,7 @@ except ImportError as error:  # not built (setup.py build_ext): the numpy path b
     _lisfeatures = None  # type: ignore[assignment]
     logging.getLogger(__name__).debug("detection._lisfeatures not built (%s): numpy path", error)
 
-__all__ = ["document_features", "NATIVE"]
+__all__ = ["document_features", "document_terms", "NATIVE"]
 
 NATIVE = _lisfeatures is not None
 """Whether :func:`document_features` runs the C extension (else the numpy fallback)."""
@@ -75,6 +76,9 @@ class _Vocabulary:
         self.table = _lisfeatures.Table() if _lisfeatures is not None else None
         self.hashes = np.zeros(4096, dtype=np.uint64)
         self.flags = np.zeros(4096, dtype=np.uint8)
+        # The word's term id (`lexicon.word_term_id`), made at its first `term_ids`.
+        self.terms = np.zeros(4096, dtype=np.int64)
+        self.termed = np.zeros(4096, dtype=bool)
 
     def __len__(self) -> int:
         """How many ids were given (the size limit counts these)."""
@@ -87,9 +91,14 @@ class _Vocabulary:
             size = max(count, 2 * len(self.hashes))
             hashes = np.zeros(size, dtype=np.uint64)
             flags = np.zeros(size, dtype=np.uint8)
+            terms = np.zeros(size, dtype=np.int64)
+            termed = np.zeros(size, dtype=bool)
             hashes[: len(self.hashes)] = self.hashes
             flags[: len(self.flags)] = self.flags
+            terms[: len(self.terms)] = self.terms
+            termed[: len(self.termed)] = self.termed
             self.hashes, self.flags = hashes, flags
+            self.terms, self.termed = terms, termed
 
     def _flags(self, words: Sequence[str]) -> list[int]:
         skip, antecedents = self.model.skip, self.model.antecedents
@@ -159,6 +168,26 @@ class _Vocabulary:
                 self._add([word for word in dict.fromkeys(unknown) if word not in known])
                 ids[new] = [known[word] for word in unknown]
         return ids
+
+    def term_ids(self, words: Sequence[str], ids: np.ndarray) -> np.ndarray:
+        """The term id of each of ``words`` (0: a stop word), ``ids`` their ids: a word's
+        term is made once, then read from ``terms`` (a write into arrays ``_reserve`` has
+        just replaced is lost and made again: the same value)."""
+        terms, termed = self.terms, self.termed  # after `lookup`: they hold its ids
+        found = terms[ids]
+        new = np.flatnonzero(~termed[ids])
+        if len(new):
+            made: dict[str, int] = {}
+            values = [
+                made[word]
+                if (word := words[i]) in made
+                else made.setdefault(word, word_term_id(word))
+                for i in new.tolist()
+            ]
+            found[new] = values
+            terms[ids[new]] = found[new]
+            termed[ids[new]] = True
+        return found
 
 
 def _word_hashes(words: Sequence[str], key: bytes) -> np.ndarray:
@@ -266,6 +295,13 @@ def document_features(
     ``bounds`` are non-empty, increasing, disjoint token ranges.
     """
     return _document_features(words, bounds, model, NATIVE)
+
+
+def document_terms(words: Sequence[str], model: FeatureModel) -> np.ndarray:
+    """The term id (:func:`detection.lexicon.word_term_id`, 0 for a stop word) of each of
+    ``words``, each word's made once per process through the model's vocabulary."""
+    vocabulary = _vocabulary(model)
+    return vocabulary.term_ids(words, vocabulary.lookup(words))
 
 
 def _document_features(

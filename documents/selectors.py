@@ -14,6 +14,7 @@ from django.db.models.functions import Collate
 
 from detection import model_version
 from documents import exclusions
+from documents.detector_config import detector_config
 from documents.exclusions import Rules
 from documents.models import (
     ArchiveImport,
@@ -175,7 +176,7 @@ def checked_documents(*, collection_id: int) -> QuerySet[Document]:
 
 def current_model_version() -> str:
     """The feature model that analyses are made with now (see `documents_stale`)."""
-    return model_version()
+    return model_version(detector_config())
 
 
 def documents_stale(*, collections: list[int] | None = None) -> QuerySet[Document]:

@@ -142,6 +142,9 @@ FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 # text than its size; a text file under MAX_UPLOAD_BYTES never has more characters than this
 # default): a worker needs about 15 MB per million characters on top of its 270 MB.
 MAX_TEXT_CHARS = int(os.environ.get("MAX_TEXT_CHARS", MAX_UPLOAD_BYTES))
+# Term retrieval (documents/detector_config.py): finds the sources of machine translations
+# through their words; doubles the index's postings, so it is off unless set to 1.
+DETECTION_TERM_RETRIEVAL = os.environ.get("DETECTION_TERM_RETRIEVAL", "0") == "1"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -44,6 +44,7 @@ from django.db import connection, transaction
 from detection import DetectionError, DocumentAnalysis, analyze
 from detection.detector import warm_up
 from documents import boilerplate, selectors, services, signals
+from documents.detector_config import detector_config
 from documents.index.rows import rows_copy
 from documents.index.store import PostgresSentenceIndex
 from documents.models import Collection, Document
@@ -360,7 +361,7 @@ def _read(work: tuple[str, str, bytes]) -> _Read:
 
 def _analysed(text: str) -> DocumentAnalysis | str:
     try:
-        return analyze(text)
+        return analyze(text, detector_config())
     except DetectionError as error:
         return str(error)
     except Exception as error:  # noqa: BLE001 - stored on the document, as uploads do

@@ -17,6 +17,7 @@ from core import transient
 from detection import DEFAULT_CONFIG, DetectionError, DocumentAnalysis, Passage, analyze
 from detection.detector import detect_refined
 from documents import boilerplate, selectors, signals
+from documents.detector_config import detector_config
 from documents.index.store import PostgresSentenceIndex
 from documents.models import Document, DocumentUnits
 from documents.reading import UnreadableFile, read_text
@@ -70,7 +71,7 @@ def _process(document: Document) -> None:
     _progress(document.id, 5, status=Document.Status.PROCESSING, error="")
     page = _page_read(document)
     _progress(document.id, 20)
-    analysis = analyze(page.text)
+    analysis = analyze(page.text, detector_config())
     _progress(document.id, 45)
     index = PostgresSentenceIndex(model_version=analysis.model_version)
     if _index_replace(document, page, analysis, index):
@@ -130,8 +131,9 @@ def _detect(
     excluded = {document.id, *selectors.template_ids(collections=scope)}
     texts = SourceTexts(recorder)
     passages = detect_refined(
-        text, query, recorder, texts, exclude=excluded, unit_store=StoredUnits(texts)
-    )
+        text, query, recorder, texts, exclude=excluded, config=detector_config(),
+        unit_store=StoredUnits(texts),
+    )  # fmt: skip
     if given:
         passages = _outside(passages, _given_ranges(text, analysis, given), text)
     return passages, _common_note(query, scoped, excluded)

@@ -71,3 +71,21 @@ def test_the_app_finds_what_the_command_line_finds_on_disguised_pairs(
         services.document_delete(document=suspicious)  # postings too: one pair at a time
         services.document_delete(document=source)
     assert kinds - {"verbatim"}, "no disguised passage was labelled as such"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("retrieval", [False, True])
+def test_term_retrieval_finds_a_paraphrase_sharing_no_feature_only_when_set(
+    settings, assignment, archive, retrieval
+):
+    from detection import analyze, model_version
+    from documents.detector_config import detector_config
+    from tests.detection.test_retrieval import PARAPHRASE, SOURCE
+
+    settings.DETECTION_TERM_RETRIEVAL = retrieval
+    source = processed(archive, "source.txt", SOURCE.encode())
+    copy = processed(assignment, "copy.txt", PARAPHRASE.encode())
+    assert copy.model_version == model_version(detector_config())
+    assert bool(analyze(SOURCE, detector_config()).terms) is retrieval
+    stored = MatchPassage.objects.filter(match__document=copy, match__source=source)
+    assert set(stored.values_list("kind", flat=True)) == ({"edited"} if retrieval else set())

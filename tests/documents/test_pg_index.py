@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from django.db import connection
 
-from detection import DEFAULT_CONFIG, DetectionError, DocumentAnalysis, Posting, SentenceRecord
+from detection import DetectionError, DocumentAnalysis, Posting, SentenceRecord
 from detection.index import MAX_DOCUMENT_ID, MAX_SENTENCES, MAX_SIZE, unpack_refs
 from documents import services as document_services
 from documents.index.store import IndexVersionError, PostgresSentenceIndex
@@ -813,15 +813,17 @@ def test_removing_many_scattered_documents_removes_exactly_them(collection):
 
 def test_term_postings_through_postgres_equal_those_in_memory_and_go_with_the_document(owner):
     from detection import MemoryIndex, analyze
+    from detection.config import TERM_RETRIEVAL_CONFIG as CONFIG
     from detection.detector import query_units
-    from detection.retrieval import term_candidates, term_id
+    from detection.lexicon import term_id
+    from detection.retrieval import term_candidates
     from tests.detection.test_retrieval import PARAPHRASE, SOURCE, UNRELATED
 
     inside = document_services.collection_create(owner=owner, name="in")
     outside = document_services.collection_create(owner=owner, name="out")
     analyses = {}
     for collection, text in ((inside, SOURCE), (inside, UNRELATED), (outside, SOURCE)):
-        analysis = analyze(text)
+        analysis = analyze(text, CONFIG)
         document = Document.objects.create(
             collection=collection, filename="f.txt", checksum="0" * 64, text=text,
             model_version=analysis.model_version,
@@ -839,11 +841,11 @@ def test_term_postings_through_postgres_equal_those_in_memory_and_go_with_the_do
     assert set(postgres.term_postings(asked, max_df=None)) == set(
         memory.term_postings(asked, max_df=None)
     )
-    units = query_units(PARAPHRASE, DEFAULT_CONFIG)
-    source_ids = [d for d in analyses if analyses[d].terms == analyze(SOURCE).terms]
-    assert term_candidates(units, postgres, exclude=(), config=DEFAULT_CONFIG) == set(source_ids)
+    units = query_units(PARAPHRASE, CONFIG)
+    source_ids = [d for d in analyses if analyses[d].terms == analyze(SOURCE, CONFIG).terms]
+    assert term_candidates(units, postgres, exclude=(), config=CONFIG) == set(source_ids)
     scoped = PostgresSentenceIndex(model_version=version, collections=[inside.id])
-    assert term_candidates(units, scoped, exclude=(), config=DEFAULT_CONFIG) == {source_ids[0]}
+    assert term_candidates(units, scoped, exclude=(), config=CONFIG) == {source_ids[0]}
     assert len(scoped.too_common) == 0  # the note on common wording is about sentences only
 
     Document.objects.filter(id=source_ids[0]).delete()

@@ -23,6 +23,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from detection.pan import run_pan
 from documents import selectors, services
+from documents.detector_config import detector_config
 from documents.models import Document
 
 
@@ -55,7 +56,7 @@ def _cli_found(root: Path, xml_path: Path) -> list[tuple[int, int]]:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         (folder / "pairs").write_text(f"{suspicious}.txt source-{source}.txt\n")
-        run_pan(folder / "pairs", root / "src", root / "susp", folder / "out")
+        run_pan(folder / "pairs", root / "src", root / "susp", folder / "out", detector_config())
         return _truth(next((folder / "out").glob("*.xml")), "detected-plagiarism")
 
 
