@@ -384,12 +384,15 @@ def detect_with_sources(
         )
     if not config.disguise:
         return refined
-    units = query_units(text, config)
-    found = term_candidates(units, index, exclude=exclude, config=config)
-    candidates = ranked | (found if within is None else found & set(within))
-    candidates |= {p.source for p in refined}
+    units = None  # made once, when needed: a check without candidates does not need them
+    if config.retrieval_top is not None:
+        units = query_units(text, config)
+        found = term_candidates(units, index, exclude=exclude, config=config)
+        ranked |= found if within is None else found & set(within)
+    candidates = ranked | {p.source for p in refined}
     if not candidates:
         return refined
+    units = query_units(text, config) if units is None else units
     query_view = word_view(text) if query_view is None else query_view
     kinds: dict[int, tuple[list[Passage], bool]] = {}
     for document in sorted(candidates):
