@@ -110,7 +110,8 @@ def check_latency(
 ) -> Latency:
     """Lookup-only and full-check wall time per query (the first query is run once untimed)."""
     max_df = DEFAULT_CONFIG.max_df(index.document_count())
-    detect(queries[0], index)  # warm connection, plan cache and shared buffers for the shape
+    # Warm the connection, plan cache and shared buffers for the shape.
+    detect(queries[0], index, config=detector_config())
     lookup, check, asked, returned, passages, sources = [], [], [], [], [], []
     for _ in range(rounds):
         for analysis in queries:
@@ -123,7 +124,7 @@ def check_latency(
             asked.append(len(features))
             returned.append(len(found))
             started = time.perf_counter()
-            reported = detect(analysis, index)
+            reported = detect(analysis, index, config=detector_config())
             check.append((time.perf_counter() - started) * 1000)
             passages.append(len(reported))
             sources.append(frozenset(p.source for p in reported))
@@ -217,7 +218,7 @@ def batch_all_pairs(alias: str, batch: Sequence[tuple[int, DocumentAnalysis]]) -
     started = time.perf_counter()
     for document, analysis in batch:
         begun = time.perf_counter()
-        for passage in detect(analysis, index, exclude={document}):
+        for passage in detect(analysis, index, exclude={document}, config=detector_config()):
             pairs.add((min(document, passage.source), max(document, passage.source)))
         per_document.append((time.perf_counter() - begun) * 1000)
     seconds = time.perf_counter() - started
