@@ -80,7 +80,7 @@ def test_term_retrieval_finds_a_paraphrase_sharing_no_feature_only_when_set(
 ):
     from detection import analyze, model_version
     from documents.detector_config import detector_config
-    from tests.detection.test_retrieval import PARAPHRASE, SOURCE
+    from tests.detection.paraphrase import PARAPHRASE, SOURCE
 
     settings.DETECTION_TERM_RETRIEVAL = retrieval
     source = processed(archive, "source.txt", SOURCE.encode())

@@ -817,7 +817,7 @@ def test_term_postings_through_postgres_equal_those_in_memory_and_go_with_the_do
     from detection.detector import query_units
     from detection.lexicon import term_id
     from detection.retrieval import term_candidates
-    from tests.detection.test_retrieval import PARAPHRASE, SOURCE, UNRELATED
+    from tests.detection.paraphrase import PARAPHRASE, SOURCE, UNRELATED
 
     inside = document_services.collection_create(owner=owner, name="in")
     outside = document_services.collection_create(owner=owner, name="out")

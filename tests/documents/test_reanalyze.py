@@ -248,3 +248,24 @@ def test_re_checks_of_many_documents_go_to_the_bulk_queue(
     with django_capture_on_commit_callbacks(execute=True):
         services.collection_recheck(collection_id=assignment.id)
     assert sent == [(done.id, settings.DOCUMENTS_BULK_QUEUE)]
+
+
+def test_turning_term_retrieval_on_makes_documents_stale_until_analysed_with_terms(
+    settings, archive, assignment, worker
+):
+    from tests.detection.paraphrase import PARAPHRASE, SOURCE
+
+    source = processed(archive, "source.txt", SOURCE.encode())
+    settings.DETECTION_TERM_RETRIEVAL = True
+    assert list(selectors.documents_stale()) == [source]
+    copy = processed(assignment, "copy.txt", PARAPHRASE.encode())
+    assert source_ids(copy) == set()  # the source's analysis has no terms to be found by
+
+    with worker.capture(execute=True):
+        assert services.documents_reanalyze(documents=selectors.documents_stale()) == 1
+    worker.run()
+    assert not selectors.documents_stale().exists()
+    with worker.capture(execute=True):  # checked again: found through the source's words
+        services.documents_reanalyze(documents=Document.objects.filter(id=copy.id))
+    worker.run()
+    assert source_ids(copy) == {source.id}
