@@ -135,6 +135,7 @@ def main() -> None:
 
     from detection.detector import warm_up
     from documents import services
+    from documents.detector_config import detector_config
     from documents.models import Collection, Document
     from documents.services import pipeline
 
@@ -142,7 +143,7 @@ def main() -> None:
         from core import memory
 
         memory.large_blocks_mapped()  # as a worker child does (config.celery)
-    warm_up()
+    warm_up(detector_config())
     data = build_text(options.mb, options.lang)
     settings.MAX_UPLOAD_BYTES = max(settings.MAX_UPLOAD_BYTES, len(data))
     user, _ = get_user_model().objects.get_or_create(username="memory-benchmark")

@@ -27,9 +27,10 @@ def _warm_and_freeze(**_: object) -> None:
     """
     from core import memory
     from detection.detector import warm_up
+    from documents.detector_config import detector_config
 
     memory.large_blocks_mapped()
-    warm_up()
+    warm_up(detector_config())
     gc.freeze()
 
 

@@ -261,7 +261,9 @@ def _pool(processes: int) -> Pool:
     """Forked workers set up as a Celery worker is (segmenter and Punkt loaded). They never
     touch the database: the parent's connection they inherit is left alone (a forked pool
     worker ends with os._exit, which runs no finaliser that could close it)."""
-    return multiprocessing.get_context("fork").Pool(processes, initializer=warm_up)
+    return multiprocessing.get_context("fork").Pool(
+        processes, initializer=warm_up, initargs=(detector_config(),)
+    )
 
 
 def _batches(

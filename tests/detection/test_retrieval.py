@@ -129,3 +129,12 @@ def test_a_long_query_looked_up_a_block_at_a_time_finds_the_same_sources(monkeyp
     monkeypatch.setattr(retrieval, "BLOCK_WINDOWS", block)
     assert term_candidates(units, index, exclude=(), config=config) == whole
     assert len(whole) >= 2
+
+
+def test_a_worker_warmed_up_for_term_retrieval_has_the_thesaurus_loaded():
+    from detection.detector import warm_up
+    from detection.lexicon import cilin_groups
+
+    cilin_groups.cache_clear()
+    warm_up(CONFIG)
+    assert cilin_groups.cache_info().currsize == 1
