@@ -241,8 +241,9 @@ def compose(runs: Sequence[tuple[BaseDocument, int, int]]) -> Variant:
     offset = 0
     for source, first, last in runs:
         sentences = source.analysis.sentences[first : last + 1]
-        for own in source.sentence_terms[first : last + 1]:
-            counted.update(own)
+        if source.analysis.terms:  # analysed with term retrieval: terms are composed too
+            for own in source.sentence_terms[first : last + 1]:
+                counted.update(own)
         start, end = sentences[0].start, sentences[-1].end
         piece = source.text[start:end]
         for s in sentences:

@@ -35,3 +35,9 @@ def test_rekeying_maps_terms_one_to_one_and_keeps_the_common_ones():
     assert len(new) == len(old) and sorted(new.values()) == sorted(old.values())
     assert set(new) & set(old) == common
     assert corpus.rekey(analysis, 3, keep_terms=common).terms == keyed.terms  # deterministic
+
+
+def test_without_term_retrieval_a_composed_variant_has_no_terms():
+    documents = [corpus.BaseDocument(str(n), t, analyze(t)) for n, t in enumerate(TEXTS)]
+    made = corpus.compose([(documents[0], 0, 1), (documents[1], 2, 3)])
+    assert made.analysis.terms == analyze(made.text).terms == ()
