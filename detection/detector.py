@@ -31,7 +31,7 @@ from detection.retrieval import term_candidates
 from detection.scoring import SentencePair, match_query
 from detection.seeding import Units, coded_units, could_seed, query_side, text_units
 from detection.sentences import SENTENCES_VERSION, split_sentences
-from detection.vocabulary import document_features, document_terms
+from detection.vocabulary import document_features, document_features_and_terms
 from detection.words import WORDS_VERSION, sentence_words
 
 __all__ = [
@@ -56,16 +56,19 @@ def analyze(text: str, config: DetectorConfig = DEFAULT_CONFIG) -> DocumentAnaly
         raise DetectionError(f"analyze() needs the document text as str, got {type(text)!r}")
     model = feature_model(config)
     records: list[SentenceRecord] = []
-    terms: list[np.ndarray] = []
+    terms: list[np.ndarray] = []  # with term retrieval: each word's term id, piece by piece
     for offset, piece in _pieces(text):
         whole = len(piece) == len(text)
         sentences, piece_terms = _piece_sentences(piece, model, config, whole=whole)
         for (start, end), features in sentences:
             records.append(SentenceRecord(len(records), offset + start, offset + end, features))
-        terms.append(piece_terms)
-    words = np.concatenate(terms) if terms else np.empty(0, np.int64)
-    ids, counts = np.unique(words[words != 0], return_counts=True)
-    counted = tuple(zip(ids.tolist(), counts.tolist(), strict=True))
+        if piece_terms is not None:
+            terms.append(piece_terms)
+    counted: tuple[tuple[int, int], ...] = ()
+    if terms:
+        words = np.concatenate(terms)
+        ids, counts = np.unique(words[words != 0], return_counts=True)
+        counted = tuple(zip(ids.tolist(), counts.tolist(), strict=True))
     return DocumentAnalysis(detect_language(text), model.version, tuple(records), counted)
 
 
@@ -98,21 +101,21 @@ def _pieces(text: str, size: int = PIECE_CHARS) -> Iterable[tuple[int, str]]:
 
 def _piece_sentences(
     text: str, model: FeatureModel, config: DetectorConfig, *, whole: bool
-) -> tuple[list[tuple[tuple[int, int], tuple[int, ...]]], np.ndarray]:
-    """The spans in ``text`` of its sentences that have words, with their features, and the
-    term ids of those words (:func:`detection.vocabulary.document_terms`). A ``whole`` text
-    shares its normalisation with the refinement stages (`normalized_once`)."""
+) -> tuple[list[tuple[tuple[int, int], tuple[int, ...]]], np.ndarray | None]:
+    """The spans in ``text`` of its sentences that have words, with their features, and with
+    term retrieval the term ids of those words (:mod:`detection.vocabulary`). A ``whole``
+    text shares its normalisation with the refinement stages (`normalized_once`)."""
     normalized, offsets = normalized_once(text) if whole else normalize_with_offsets(text)
     spans = split_sentences(
         normalized, max_chars=config.max_sentence_chars, english=config.english_splitter
     )
     words, bounds, kept = sentence_words(normalized, spans)
     kept_spans = [spans[number] for number in kept]
-    features = document_features(words, bounds, model)
     spans = original_spans(offsets, kept_spans)
     if config.retrieval_top is None:  # no term retrieval: no terms to index
-        return list(zip(spans, features, strict=True)), np.empty(0, np.int64)
-    return list(zip(spans, features, strict=True)), document_terms(words, model)
+        return list(zip(spans, document_features(words, bounds, model), strict=True)), None
+    features, terms = document_features_and_terms(words, bounds, model)
+    return list(zip(spans, features, strict=True)), terms
 
 
 def warm_up(config: DetectorConfig = DEFAULT_CONFIG) -> None:

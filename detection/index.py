@@ -176,9 +176,10 @@ class MemoryIndex:
                 seen.add(feature)
         for feature in seen:
             self._df[feature] += 1
-        ids, term_postings = term_refs(document, analysis.terms)
-        for term, ref in zip(ids.tolist(), term_postings.tolist(), strict=True):
-            self._terms[term].append(ref)
+        if analysis.terms:
+            ids, term_postings = term_refs(document, analysis.terms)
+            for term, ref in zip(ids.tolist(), term_postings.tolist(), strict=True):
+                self._terms[term].append(ref)
 
     def remove(self, document: int) -> None:
         """Forget ``document`` (no error when it is not indexed)."""

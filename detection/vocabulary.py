@@ -43,7 +43,7 @@ except ImportError as error:  # not built (setup.py build_ext): the numpy path b
     _lisfeatures = None  # type: ignore[assignment]
     logging.getLogger(__name__).debug("detection._lisfeatures not built (%s): numpy path", error)
 
-__all__ = ["document_features", "document_terms", "NATIVE"]
+__all__ = ["document_features", "document_features_and_terms", "NATIVE"]
 
 NATIVE = _lisfeatures is not None
 """Whether :func:`document_features` runs the C extension (else the numpy fallback)."""
@@ -177,14 +177,7 @@ class _Vocabulary:
         found = terms[ids]
         new = np.flatnonzero(~termed[ids])
         if len(new):
-            made: dict[str, int] = {}
-            values = [
-                made[word]
-                if (word := words[i]) in made
-                else made.setdefault(word, word_term_id(word))
-                for i in new.tolist()
-            ]
-            found[new] = values
+            found[new] = [word_term_id(words[i]) for i in new.tolist()]
             terms[ids[new]] = found[new]
             termed[ids[new]] = True
         return found
@@ -297,11 +290,16 @@ def document_features(
     return _document_features(words, bounds, model, NATIVE)
 
 
-def document_terms(words: Sequence[str], model: FeatureModel) -> np.ndarray:
-    """The term id (:func:`detection.lexicon.word_term_id`, 0 for a stop word) of each of
-    ``words``, each word's made once per process through the model's vocabulary."""
+def document_features_and_terms(
+    words: Sequence[str], bounds: Sequence[tuple[int, int]], model: FeatureModel
+) -> tuple[list[tuple[int, ...]], np.ndarray]:
+    """:func:`document_features`, and the term id (:func:`detection.lexicon.word_term_id`,
+    0 for a stop word) of each of ``words``, each word's made once per process: both from
+    one vocabulary lookup."""
     vocabulary = _vocabulary(model)
-    return vocabulary.term_ids(words, vocabulary.lookup(words))
+    ids = vocabulary.lookup(words)
+    features = _features_of(vocabulary, ids, bounds, model, NATIVE) if bounds else []
+    return features, vocabulary.term_ids(words, ids)
 
 
 def _document_features(
@@ -311,7 +309,17 @@ def _document_features(
     if not bounds:
         return []
     vocabulary = _vocabulary(model)
-    ids = vocabulary.lookup(words, native)
+    return _features_of(vocabulary, vocabulary.lookup(words, native), bounds, model, native)
+
+
+def _features_of(
+    vocabulary: _Vocabulary,
+    ids: np.ndarray,
+    bounds: Sequence[tuple[int, int]],
+    model: FeatureModel,
+    native: bool,
+) -> list[tuple[int, ...]]:
+    """The features of the sentences ``bounds`` of words with vocabulary ``ids``."""
     hashes, flags = vocabulary.hashes, vocabulary.flags  # arrays only ever grow
     if native and _lisfeatures is not None:
         return _lisfeatures.features(

@@ -70,17 +70,14 @@ def posting_columns(items: Sequence[tuple[int, AnalysisLike]]) -> PostingColumns
     numbers = np.fromiter((s.index for _, s in sentences), np.int64, count)
     refs = pack_refs(documents, numbers, lengths)  # raises for what the fields cannot hold
     expand = np.repeat(np.arange(count), lengths)
-    terms = [term_refs(document, analysis.terms) for document, analysis in items]
-    features = np.concatenate([features, *(ids for ids, _ in terms)])
-    owners = np.concatenate(
-        [
-            documents[expand],
-            *(np.full(len(ids), d) for (d, _), (ids, _) in zip(items, terms, strict=True)),
-        ]
-    )
-    refs = np.concatenate([refs[expand], *(term for _, term in terms)])
+    owners, refs = documents[expand], refs[expand]
+    terms = [(d, *term_refs(d, a.terms)) for d, a in items if a.terms]
+    if terms:  # analysed with term retrieval
+        features = np.concatenate([features, *(ids for _, ids, _ in terms)])
+        owners = np.concatenate([owners, *(np.full(len(ids), d, np.int64) for d, ids, _ in terms)])
+        refs = np.concatenate([refs, *(term for _, _, term in terms)])
     order = np.argsort(features, kind="stable")
-    return PostingColumns(features[order], owners[order].astype(np.int64), refs[order])
+    return PostingColumns(features[order], owners[order], refs[order])
 
 
 def copy_rows(columns: PostingColumns, model: int) -> memoryview:
