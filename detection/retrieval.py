@@ -17,7 +17,8 @@ is set (off by default: the term postings double the index's; docs/detection.md)
   window apart) and ranks the sources by the cosine of tf-idf vectors (``1 + ln tf``, idf
   over the scope's documents, terms in more than ``retrieval_df_fraction`` of them left
   out); the ``retrieval_top`` best of every window are candidates of the disguised-copy
-  stage (:func:`term_candidates`). The windows are one sparse matrix product.
+  stage (:func:`term_candidates`). The windows' scores are one sparse matrix product per
+  block of windows.
 """
 
 from __future__ import annotations

@@ -311,10 +311,6 @@ class PostgresSentenceIndex:
         Features whose recorded df exceeds the lookup's guard (`max_df`; for a scoped index
         the larger of it, `GUARD_DF_FLOOR` and the detector's share of all documents) are not
         fetched; the documents of the others are counted in what came back, exactly."""
-        if not len(features):
-            return Postings.empty()
-        if max_df is None:
-            return self._fetch(features, None)[0]
         found, common = self._guarded(features, max_df)
         if self._scoped and len(common):
             self.too_common = np.union1d(self.too_common, common)
@@ -329,16 +325,17 @@ class PostgresSentenceIndex:
         """The term postings of `terms` (`detection.retrieval`), looked up as `postings`
         looks up features (they share the table: a term id is a keyed hash apart from every
         feature), without the note on too-common wording, which is about sentences."""
-        if not len(terms):
-            return Postings.empty()
-        if max_df is None:
-            return self._fetch(terms, None)[0]
-        found, common = self._guarded(terms, max_df)
-        return _without(found, common)
+        return _without(*self._guarded(terms, max_df))
 
-    def _guarded(self, features: Collection[int], max_df: int) -> tuple[Postings, np.ndarray]:
+    def _guarded(
+        self, features: Collection[int], max_df: int | None
+    ) -> tuple[Postings, np.ndarray]:
         """The postings of `features` under the lookup's guard, and those of the features
         that are in more than `max_df` documents (of the scope, for a scoped index)."""
+        if not len(features):
+            return Postings.empty(), np.empty(0, np.int64)
+        if max_df is None:
+            return self._fetch(features, None)[0], np.empty(0, np.int64)
         guard = max_df
         if self._scoped:
             guard = max(max_df, GUARD_DF_FLOOR, int(DEFAULT_CONFIG.max_df_fraction * self._count()))
