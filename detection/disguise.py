@@ -32,7 +32,7 @@ from difflib import SequenceMatcher
 
 from detection.config import DetectorConfig
 from detection.extension import Fragment, extend_seeds, resolve_overlaps, source_span
-from detection.lexicon import is_han, terms
+from detection.lexicon import english_synonyms, is_han, terms
 from detection.model import Passage, PassageKind
 from detection.refine import WordView
 from detection.seeding import (
@@ -40,6 +40,7 @@ from detection.seeding import (
     PairSpace,
     QuerySide,
     Seed,
+    Synonyms,
     Units,
     UnitSimilarities,
     coded_units,
@@ -49,7 +50,15 @@ from detection.seeding import (
     unit_similarities,
 )
 
-__all__ = ["align_units", "align_many", "exact_kinds", "merge_passages", "not_tiny", "passage_kind"]
+__all__ = [
+    "align_units", "align_many", "exact_kinds", "merge_passages", "not_tiny", "passage_kind",
+    "synonyms_of",
+]  # fmt: skip
+
+
+def synonyms_of(config: DetectorConfig) -> Synonyms:
+    """The synonyms seeding folds towards the query's terms (``config.english_synonyms``)."""
+    return english_synonyms() if config.english_synonyms else {}
 
 
 def _fragments(
@@ -273,7 +282,7 @@ def align_units(
     ``beside_verbatim``: the pair holds a verbatim copy (:func:`exact_kinds`); only firm
     fragments (:func:`_firm`) are wanted, and only an extractive summary
     (:func:`_extractive`)."""
-    space = pair_space(query, source)
+    space = pair_space(query, source, synonyms_of(config))
     query = query.units if isinstance(query, QuerySide) else query
     similarities = unit_similarities(space)
     return _pair_passages(document, query, source, space, similarities, config, beside_verbatim)
@@ -292,7 +301,7 @@ def align_many(
     (:func:`detection.seeding.pair_similarities`); ``coded``: the sources'
     :func:`detection.seeding.coded_units`, if made already; ``beside_verbatim``: per source,
     as in :func:`align_units`."""
-    coded = coded_units(query, sources) if coded is None else coded
+    coded = coded_units(query, sources, synonyms_of(config)) if coded is None else coded
     beside = [False] * len(sources) if beside_verbatim is None else beside_verbatim
     return [
         _pair_passages(document, query.units, source, space, similarities, config, verbatim)

@@ -18,7 +18,7 @@ The pair's similarities are two sparse matrix products (scipy), not a loop over 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -33,10 +33,12 @@ from detection.words import sentence_words
 __all__ = [
     "Units", "Seed", "PairSpace", "QuerySide", "UnitSimilarities", "text_units", "query_side",
     "pair_space", "unit_similarities", "pair_similarities", "seeds_above", "seed_pairs",
-    "could_seed", "CodedUnits", "coded_units",
+    "could_seed", "CodedUnits", "coded_units", "Synonyms",
 ]  # fmt: skip
 
 Span = tuple[int, int]
+Synonyms = Mapping[str, Sequence[str]]
+_NO_SYNONYMS: Synonyms = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,16 +124,33 @@ def _summed_rows(matrix: sparse.csr_matrix, rows: Span) -> np.ndarray:
 
 
 def _counts(
-    units: Sequence[tuple[str, ...]], vocabulary: dict[str, int]
+    units: Sequence[tuple[str, ...]],
+    vocabulary: dict[str, int],
+    known: int = 0,
+    synonyms: Synonyms = _NO_SYNONYMS,
 ) -> tuple[list[int], list[int]]:
-    """(row, column) of every term occurrence; new terms are added to ``vocabulary``."""
+    """(row, column) of every term occurrence (:func:`_code`); new terms are added to
+    ``vocabulary``."""
     rows: list[int] = []
     columns: list[int] = []
     for row, unit in enumerate(units):
         for word in unit:
             rows.append(row)
-            columns.append(vocabulary.setdefault(word, len(vocabulary)))
+            columns.append(_code(word, vocabulary, known, synonyms))
     return rows, columns
+
+
+def _code(word: str, codes: dict[str, int], known: int, synonyms: Synonyms) -> int:
+    """The code of a source term: its own if it has one, else that of the first of its
+    ``synonyms`` among the query's terms (codes below ``known``), else a new one."""
+    code = codes.get(word)
+    if code is not None:
+        return code
+    for other in synonyms.get(word, ()):
+        code = codes.get(other)
+        if code is not None and code < known:
+            return code
+    return codes.setdefault(word, len(codes))
 
 
 def _matrix(
@@ -175,12 +194,15 @@ def query_side(query: Units) -> QuerySide:
     return QuerySide(query, vocabulary, tf, held)
 
 
-def pair_space(query: Units | QuerySide, source: Units) -> PairSpace:
+def pair_space(
+    query: Units | QuerySide, source: Units, synonyms: Synonyms = _NO_SYNONYMS
+) -> PairSpace:
     """The tf-isf vectors of both texts' units (isf over the units of both); ``query`` may be
-    its :func:`query_side`, made once for many sources."""
+    its :func:`query_side`, made once for many sources; a source term counts as the query
+    term it is one of the ``synonyms`` of (module docstring)."""
     side = query if isinstance(query, QuerySide) else query_side(query)
     vocabulary = dict(side.vocabulary)
-    source_cells = _counts(source.terms, vocabulary)
+    source_cells = _counts(source.terms, vocabulary, len(side.vocabulary), synonyms)
     width = max(len(vocabulary), 1)
     tf_query = _widened(side.tf, width)
     tf_source = _matrix(source_cells, (len(source), width))
@@ -247,10 +269,14 @@ class CodedUnits(NamedTuple):
     codes: np.ndarray
 
 
-def coded_units(query: QuerySide, sources: Sequence[Units]) -> list[CodedUnits]:
-    """``sources`` coded against the query's vocabulary, the one pass over their terms that
-    :func:`could_seed` and :func:`pair_similarities` share."""
+def coded_units(
+    query: QuerySide, sources: Sequence[Units], synonyms: Synonyms = _NO_SYNONYMS
+) -> list[CodedUnits]:
+    """``sources`` coded against the query's vocabulary (with ``synonyms`` as
+    :func:`pair_space` takes them), the one pass over their terms that :func:`could_seed` and
+    :func:`pair_similarities` share."""
     codes = dict(query.vocabulary)
+    known = len(codes)
     coded = []
     for source in sources:
         rows: list[int] = []
@@ -258,7 +284,7 @@ def coded_units(query: QuerySide, sources: Sequence[Units]) -> list[CodedUnits]:
         for row, unit in enumerate(source.terms):
             for word in unit:
                 rows.append(row)
-                found.append(codes.setdefault(word, len(codes)))
+                found.append(_code(word, codes, known, synonyms))
         coded.append(
             CodedUnits(len(source), np.array(rows, dtype=np.int64), np.array(found, dtype=np.int64))
         )

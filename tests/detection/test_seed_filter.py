@@ -14,6 +14,7 @@ from detection.detector import detect_refined, query_units
 from detection.disguise import align_many, align_units
 from detection.seeding import (
     PairSpace,
+    Synonyms,
     Units,
     coded_units,
     could_seed,
@@ -34,15 +35,22 @@ _WORDS = (
     "bridge century water museum hospital biography theorem proof mountain weather path rock"
 ).split()
 
+# Synonyms among _WORDS' terms (source term → query terms it may stand for), as seeding takes
+# WordNet's: the shared and the single-pair paths must code them alike.
+_SYNONYMS = {"ship": ("cargo",), "river": ("flood", "water"), "farmer": ("citizen",)}
+_synonyms = st.sampled_from([{}, _SYNONYMS])
+
 _sentence = st.lists(st.sampled_from(_WORDS), min_size=1, max_size=12).map(
     lambda words: " ".join(words).capitalize() + "."
 )
 _text = st.lists(_sentence, max_size=10).map(" ".join)
 
 
-def _could_seed(query: Units, sources: list[Units], *, dice: float) -> list[bool]:
+def _could_seed(
+    query: Units, sources: list[Units], *, dice: float, synonyms: Synonyms | None = None
+) -> list[bool]:
     side = query_side(query)
-    return could_seed(side, coded_units(side, sources), dice=dice)
+    return could_seed(side, coded_units(side, sources, synonyms or {}), dice=dice)
 
 
 def _units(text: str) -> Units:
@@ -102,13 +110,17 @@ def test_an_empty_query_seeds_nothing():
     assert _could_seed(_units(ORIGINAL), [], dice=LEAST_DICE) == []
 
 
-@given(_text, st.lists(_text, min_size=1, max_size=4), st.sampled_from([0.2, 0.33, 0.5]))
+@given(_text, st.lists(_text, min_size=1, max_size=4), st.sampled_from([0.2, 0.33, 0.5]), _synonyms)
 @settings(max_examples=60)
-def test_the_filter_keeps_exactly_the_sources_with_a_dice_seed(query_text, source_texts, dice):
+def test_the_filter_keeps_exactly_the_sources_with_a_dice_seed(
+    query_text, source_texts, dice, synonyms
+):
     query = text_units(query_text, min_terms=3)
     sources = [text_units(text, min_terms=3) for text in source_texts]
-    expected = [bool(seed_pairs(pair_space(query, s), cosine=-1.0, dice=dice)) for s in sources]
-    assert _could_seed(query, sources, dice=dice) == expected
+    expected = [
+        bool(seed_pairs(pair_space(query, s, synonyms), cosine=-1.0, dice=dice)) for s in sources
+    ]
+    assert _could_seed(query, sources, dice=dice, synonyms=synonyms) == expected
 
 
 @given(_text, _text)
@@ -161,17 +173,17 @@ def test_pairs_aligned_together_give_the_passages_of_each_pair(query_text, sourc
     assert together[-2]
 
 
-@given(_text, st.lists(_text, min_size=1, max_size=5))
+@given(_text, st.lists(_text, min_size=1, max_size=5), _synonyms)
 @settings(max_examples=60)
-def test_pair_similarities_are_those_of_each_pair_to_the_bit(query_text, source_texts):
+def test_pair_similarities_are_those_of_each_pair_to_the_bit(query_text, source_texts, synonyms):
     query = _units(query_text)
     sources = [_units(text) for text in source_texts]
     for source, (space, similarities) in zip(
         sources,
-        pair_similarities(query_side(query), coded_units(query_side(query), sources)),
+        pair_similarities(query_side(query), coded_units(query_side(query), sources, synonyms)),
         strict=True,
     ):
-        alone = pair_space(query, source)
+        alone = pair_space(query, source, synonyms)
         for field in ("query", "source", "query_sets", "source_sets"):
             assert (getattr(space, field) != getattr(alone, field)).nnz == 0
             assert getattr(space, field).shape == getattr(alone, field).shape
