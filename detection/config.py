@@ -186,7 +186,7 @@ class DetectorConfig:
     summary_best: float = 0.4
     summary_best_units: int = 2
     summary_spread: float = 0.4
-    summary_dense: float | None = 0.5
+    summary_dense: float | None = 0.7
     min_fragment_terms: int = 12
     edge_cosine: float | None = 0.2
     single_cosine: float = 0.55
