@@ -73,7 +73,7 @@ def _fragments(
         threshold=config.fragment_cosine,
         trim=config.source_trim,
     )
-    return resolve_overlaps(found)
+    return resolve_overlaps(found, space, threshold=config.fragment_cosine, trim=config.source_trim)
 
 
 def _long_enough(fragment: Fragment, query: Units, source: Units, least: int) -> bool:
@@ -164,7 +164,9 @@ def _summary_fragments(
         least_gap=config.least_gap,
         threshold=config.summary_cosine,
     )
-    found = _joined(resolve_overlaps(found), config.fragment_gap, space)
+    found = _joined(
+        resolve_overlaps(found, space, threshold=config.summary_cosine), config.fragment_gap, space
+    )
     least = config.min_fragment_terms
     found = [
         f

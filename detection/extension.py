@@ -16,7 +16,9 @@
    sparse accidental seeds are split until they fail.
 3. Overlap resolution: of fragments overlapping on the query side the one with the higher
    quality is kept (the sum over its query units of their best seed cosine inside the
-   fragment: long, well-matched fragments win over short or loose ones).
+   fragment: long, well-matched fragments win over short or loose ones); the other keeps
+   its seeds outside it, as a fragment again when still alike enough (two copies side by
+   side share the sentence where one ends and the other begins).
 """
 
 from __future__ import annotations
@@ -124,11 +126,45 @@ def extend_seeds(
     return fragments
 
 
-def resolve_overlaps(fragments: Sequence[Fragment]) -> list[Fragment]:
-    """Step 3: fragments that do not overlap on the query side, best quality first."""
+def resolve_overlaps(
+    fragments: Sequence[Fragment],
+    space: PairSpace | None = None,
+    *,
+    threshold: float = 0.0,
+    trim: int | None = None,
+) -> list[Fragment]:
+    """Step 3: fragments that do not overlap on the query side, best quality first.  With
+    the pair's ``space``, a fragment overlapping better ones keeps its seeds outside them
+    (:func:`_outside`) instead of being dropped whole."""
     kept: list[Fragment] = []
     for fragment in sorted(fragments, key=lambda f: (-f.quality, f.query, f.source)):
         first, last = fragment.query
         if all(last < k.query[0] or k.query[1] < first for k in kept):
             kept.append(fragment)
+        elif space is not None:
+            kept.extend(_outside(fragment, kept, space, threshold, trim))
     return sorted(kept, key=lambda f: (f.query, f.source))
+
+
+def _outside(
+    fragment: Fragment,
+    kept: Sequence[Fragment],
+    space: PairSpace,
+    threshold: float,
+    trim: int | None,
+) -> list[Fragment]:
+    """The parts of ``fragment`` between the ``kept`` fragments it overlaps: its seeds outside
+    them, cut where a kept fragment lies between two, each part a fragment again when still
+    alike enough (two copies side by side in the query, from two places of the source, make
+    two fragments that may share the sentence where one ends and the other begins)."""
+    taken = [k.query for k in kept]
+    parts: list[list[Seed]] = []
+    for seed in sorted(fragment.seeds):
+        if any(a <= seed.query <= b for a, b in taken):
+            continue
+        if parts and not any(parts[-1][-1].query < a <= seed.query for a, _ in taken):
+            parts[-1].append(seed)
+        else:
+            parts.append([seed])
+    found = [_fragment(part, space, trim) for part in parts]
+    return [f for f in found if f.similarity > threshold]

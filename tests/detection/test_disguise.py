@@ -152,6 +152,76 @@ def test_of_overlapping_fragments_the_better_matched_one_stays():
     assert resolve_overlaps([poor, good]) == [good]
 
 
+# Two copies side by side in a query, from two places of their source; the sentence where the
+# first ends is also loosely like the second's source, so its fragment overlaps the second's.
+_SIDE_QUERY = (
+    "Engineers raised the stone walls of the harbour. "
+    "Merchants brought timber and salt from the north. "
+    "The council taxed every barrel of wine. "
+    "Farmers planted crops along the river in spring. "
+    "The flood destroyed the bridge near the farms. "
+    "Students built a museum beside the station."
+)
+_SIDE_SOURCE = (
+    "Farmers planted crops along the river each spring. "
+    "A flood destroyed the old bridge near the farms. "
+    "Students built a new museum beside the station. "
+    "Mountain weather changes within minutes on the path. "
+    "Children read picture books at the library. "
+    "Engineers raised stone walls around the harbour. "
+    "Merchants brought salt and timber from the north. "
+    "The council put a tax on every barrel of wine."
+)
+
+
+def test_a_fragment_overlapping_a_better_one_keeps_its_other_seeds():
+    space = pair_space(text_units(_SIDE_QUERY, min_terms=3), text_units(_SIDE_SOURCE, min_terms=3))
+    first = tuple(Seed(q, q + 5, 0.6, 0.6) for q in range(3)) + (Seed(3, 7, 0.35, 0.35),)
+    second = tuple(Seed(q, q - 3, 0.8, 0.8) for q in range(3, 6))
+    weaker = Fragment((0, 3), (5, 7), space.fragment_cosine((0, 3), (5, 7)), first)
+    better = Fragment((3, 5), (0, 2), space.fragment_cosine((3, 5), (0, 2)), second)
+    assert resolve_overlaps([weaker, better]) == [better]
+    part, kept = resolve_overlaps([weaker, better], space, threshold=0.3, trim=1)
+    assert kept == better
+    assert (part.query, part.source, part.seeds) == ((0, 2), (5, 7), first[:3])
+    assert part.similarity == pytest.approx(space.fragment_cosine((0, 2), (5, 7)))
+    # a part no more alike than the threshold is dropped
+    assert resolve_overlaps([weaker, better], space, threshold=0.99, trim=1) == [better]
+
+
+_seed_lists = st.lists(
+    st.builds(Seed, st.integers(0, 5), st.integers(0, 7), st.just(0.5), st.just(0.5)),
+    min_size=1,
+    max_size=6,
+    unique_by=lambda seed: (seed.query, seed.source),
+)
+
+
+@given(st.lists(_seed_lists, min_size=1, max_size=4))
+@settings(max_examples=80)
+def test_resolved_fragments_never_share_a_query_unit_and_keep_their_seeds(clusters):
+    space = pair_space(text_units(_SIDE_QUERY, min_terms=3), text_units(_SIDE_SOURCE, min_terms=3))
+    fragments = [
+        Fragment(
+            (min(s.query for s in c), max(s.query for s in c)),
+            (min(s.source for s in c), max(s.source for s in c)),
+            0.5,
+            tuple(sorted(c)),
+        )
+        for c in clusters
+    ]
+    resolved = resolve_overlaps(fragments, space, threshold=-1.0, trim=None)
+    for a, b in zip(resolved, resolved[1:], strict=False):
+        assert a.query[1] < b.query[0]
+    given_seeds = {seed for f in fragments for seed in f.seeds}
+    for fragment in resolved:
+        assert set(fragment.seeds) <= given_seeds
+        assert all(fragment.query[0] <= s.query <= fragment.query[1] for s in fragment.seeds)
+    # every query unit a given fragment seeded lies in some resolved fragment
+    for seed in given_seeds:
+        assert any(f.query[0] <= seed.query <= f.query[1] for f in resolved)
+
+
 def test_a_disguised_copy_is_found_as_one_edited_passage():
     query = UNRELATED + DISGUISED + FOREIGN
     [passage] = compare(query, ORIGINAL)
