@@ -414,9 +414,12 @@ def detect_with_sources(
     disguised = _disguised(units, kinds, sources, config)
     passages: list[Passage] = []
     for document, (exact, verbatim) in kinds.items():
-        merged = merge_passages(exact, disguised.get(document, []), verbatim, config.border_slack)
+        least = config.min_latin_terms
+        pieces = [p for p in exact if verbatim and not not_tiny(p, query_view, least)]
+        aligned = disguised.get(document, [])
+        merged = merge_passages(exact, aligned, verbatim, config.border_slack, pieces)
         if verbatim:
-            merged = [p for p in merged if not_tiny(p, query_view, config.min_latin_terms)]
+            merged = [p for p in merged if not_tiny(p, query_view, least)]
         passages.extend(merged)
     return sorted(passages, key=lambda p: (p.start, p.end, p.source, p.source_start))
 

@@ -432,17 +432,40 @@ def not_tiny(passage: Passage, query: WordView, least: int) -> bool:
     return len(terms(words)) >= least
 
 
+def _edited_around(
+    verbatim: Passage, disguised: Sequence[Passage], fixed: Sequence[Passage]
+) -> bool:
+    """Whether a disguised passage overlaps ``verbatim`` on both sides and is mostly edited
+    text: the ``fixed`` verbatim passages it overlaps cover less than half of its query side."""
+    for d in disguised:
+        if d.kind == "summary" or not _overlap(d, verbatim, False):
+            continue
+        inside = sum(
+            min(d.end, k.end) - max(d.start, k.start) for k in fixed if _overlap(d, k, True)
+        )
+        if 2 * inside < d.end - d.start:
+            return True
+    return False
+
+
 def merge_passages(
-    exact: Sequence[Passage], disguised: Sequence[Passage], verbatim: bool, least: int
+    exact: Sequence[Passage],
+    disguised: Sequence[Passage],
+    verbatim: bool,
+    least: int,
+    pieces: Sequence[Passage] = (),
 ) -> list[Passage]:
     """The Low-IDF-Sig passages (``exact``: word-exact borders, kinds set) and the disguised
     ones of the same source, without overlaps on the query side.
 
     In a ``verbatim`` pair (:func:`exact_kinds`) its verbatim exact passages stay as they
     are, disguised ones (:func:`align_units` ``beside_verbatim``) overlapping them on the
-    query side are dropped, and the rest merge as in any pair: a machine translation keeps a
-    sentence or two word for word beside the paraphrased rest.  A summary there (extractive:
-    :func:`_extractive`) takes in the verbatim passages it overlaps, its copied sentences.
+    query side are dropped (but a disguised passage that is mostly edited text takes in the
+    ``pieces`` it overlaps on both sides: verbatim passages too short to stand as copies,
+    the phrases a translation keeps word for word), and the rest merge as in any pair: a
+    machine translation keeps a sentence or two word for word beside the paraphrased rest.
+    A summary there (extractive: :func:`_extractive`) takes in the verbatim passages it
+    overlaps, its copied sentences.
     A disguised passage overlapping exact ones on both sides takes them in (it found the
     edited rest of the copy; their word-exact borders stay where it reaches less than
     ``least`` characters further); where it overlaps others on the query side only (aligned
@@ -453,6 +476,7 @@ def merge_passages(
         exact = [k for k in exact if k.kind != "verbatim"]
         summaries = [d for d in disguised if d.kind == "summary"]
         copied = [k for k in fixed if any(_overlap(d, k, True) for d in summaries)]
+        copied += [k for k in pieces if k in fixed and _edited_around(k, disguised, fixed)]
         fixed = [k for k in fixed if k not in copied]
         exact += copied  # a summary takes its copied sentences in, as any disguised passage
         disguised = [

@@ -292,6 +292,21 @@ def test_a_verbatim_pair_keeps_its_exact_passages_whole_and_adds_others_beside_t
     assert (grown.start, grown.end, other) == (0, 420, elsewhere)
 
 
+def test_a_verbatim_pair_lets_an_edited_copy_take_in_the_short_pieces_it_kept_word_for_word():
+    # A translation round trip keeps a phrase or two word for word (too short to stand as
+    # copies of their own): the disguised passage around them, mostly edited, takes them in.
+    copy = Passage(0, 0, 60, 0, 60, 1.0, "verbatim")
+    pieces = [Passage(0, 1000, 1100, 200, 300, 1.0, "verbatim")]
+    around = Passage(0, 700, 1500, 0, 700, 0.7, "edited")
+    merged = merge_passages([copy, *pieces], [around], True, 50, pieces)
+    assert merged == [copy, around]
+    # without the pieces named, they stay fixed and block it, as any verbatim passage does
+    assert merge_passages([copy, *pieces], [around], True, 50) == [copy, *pieces]
+    # a disguised passage that is mostly the piece itself leaves it as it is
+    close = Passage(0, 980, 1150, 190, 330, 0.7, "edited")
+    assert merge_passages([copy, *pieces], [close], True, 50, pieces) == [copy, *pieces]
+
+
 def test_beside_a_verbatim_copy_a_shorter_english_match_is_no_passage():
     # A sentence of 17 terms both pages share (an address, a notice), apart from the copy.
     shared = (
