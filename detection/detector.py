@@ -28,7 +28,7 @@ from detection.normalize import (
 )
 from detection.refine import WordView, refine_alignments, word_view
 from detection.retrieval import term_candidates
-from detection.scoring import SentencePair, match_query
+from detection.scoring import QueryMatch, SentencePair, match_query
 from detection.seeding import Units, coded_units, could_seed, query_side, text_units
 from detection.sentences import SENTENCES_VERSION, split_sentences
 from detection.vocabulary import document_features, document_features_and_terms
@@ -181,9 +181,9 @@ def _matched(
     config: DetectorConfig,
     *,
     count: bool = True,
-) -> tuple[dict[int, list[SentencePair]], dict[int, int]]:
-    """:func:`_pairs_by_document` and the distinct features each source shares with the
-    query (:func:`detection.scoring.match_query`)."""
+) -> tuple[dict[int, list[SentencePair]], QueryMatch]:
+    """:func:`_pairs_by_document` and the whole :func:`detection.scoring.match_query` (with
+    the features each source shares with the query)."""
     expected = feature_model(config).version
     if analysis.model_version != expected:
         raise DetectionError(
@@ -194,7 +194,7 @@ def _matched(
     match = match_query(analysis, index, exclude=set(exclude), config=config, count=count)
     for pair in match.pairs:
         by_document[pair.document].append(pair)
-    return by_document, match.shared_features
+    return by_document, match
 
 
 def _aligned(
@@ -310,13 +310,16 @@ def _candidates(
     by_document: Mapping[int, list[SentencePair]],
     shared_features: Mapping[int, int],
     config: DetectorConfig,
+    weights: Mapping[int, float] | None = None,
 ) -> set[int]:
     """Sources with at least ``candidate_pairs`` sentence pairs, the ``max_candidates`` with
     the highest sum of pair scores: a disguised copy keeps a few edge pairs with its source
     even where no sentence pair passes (the index is the candidate stage, as source
     retrieval is in PAN).  Then, of the other sources sharing at least
-    ``candidate_features`` distinct features with the query, the ``feature_candidates`` that
-    share the most: a machine translation keeps few word chains, too scattered for a pair."""
+    ``candidate_features`` distinct features with the query, the ``feature_candidates`` with
+    the most (by their summed idf in ``weights`` when given, else by their number): a
+    machine translation keeps few word chains, too scattered for a pair, and the rarer
+    ones single out its source among the many texts that share a few common ones."""
     counted = [
         (sum(p.score for p in pairs), d)
         for d, pairs in by_document.items()
@@ -328,8 +331,9 @@ def _candidates(
         found = {d for _, d in sorted(counted, reverse=True)[: config.max_candidates]}
     if config.candidate_features is None:
         return found
+    rank = shared_features if weights is None else weights
     others = sorted(
-        ((n, d) for d, n in shared_features.items() if n >= config.candidate_features),
+        ((rank[d], d) for d, n in shared_features.items() if n >= config.candidate_features),
         key=lambda item: (-item[0], item[1]),
     )
     return found | {
@@ -374,8 +378,9 @@ def detect_with_sources(
 ) -> list[Passage]:
     """:func:`detect_refined` with a reusable :class:`SourceViews`; ``within``: only these
     sources are looked at (every step is per source, so their passages are the same)."""
-    by_document, shared_features = _matched(analysis, index, exclude, config)
-    ranked = _candidates(by_document, shared_features, config)  # before ``within``: as in the app
+    by_document, match = _matched(analysis, index, exclude, config)
+    # before ``within``: as in the app
+    ranked = _candidates(by_document, match.shared_features, config, match.shared_weights)
     if within is not None:
         by_document = {d: pairs for d, pairs in by_document.items() if d in within}
         ranked &= set(within)

@@ -76,10 +76,12 @@ def similarity(shared: int, size_a: int, size_b: int, measure: SimilarityMeasure
 
 class QueryMatch(NamedTuple):
     """What the index gives for one query: its sentence pairs (:func:`copied_pairs`) and,
-    by source document, how many distinct features it shares with the query."""
+    by source document, how many distinct features it shares with the query and their
+    weight (the sum of their idf, log(documents / df), df counted in the postings found)."""
 
     pairs: list[SentencePair]
     shared_features: dict[int, int]
+    shared_weights: dict[int, float]
 
 
 def copied_pairs(
@@ -109,15 +111,16 @@ def match_query(
     lengths = np.fromiter((len(s.features) for s in sentences), np.int64, len(sentences))
     total = int(lengths.sum())
     if not total:
-        return QueryMatch([], {})
+        return QueryMatch([], {}, {})
     features = np.fromiter(chain.from_iterable(s.features for s in sentences), np.int64, total)
     owners = np.repeat(np.arange(len(sentences)), lengths)  # position of each feature's sentence
     sizes = np.minimum(lengths, MAX_SIZE)  # as the index stores them
     features, owners = _rare_in_query(features, owners, config.max_sentence_df)
-    max_df = config.max_df(index.document_count())
+    documents_count = index.document_count()
+    max_df = config.max_df(documents_count)
     found = index.postings(np.unique(features), max_df=max_df)
     found = _rare_in_sources(_without(found, exclude), config.max_sentence_df)
-    shared_features = _features_by_document(found) if count else {}
+    shared_features, shared_weights = _features_by_document(found, documents_count, count)
     owners, refs = _shared(features, owners, found)
     owners, refs, shared = _counted(owners, refs)
     documents, sources, source_sizes = unpack_refs(refs)
@@ -137,21 +140,34 @@ def match_query(
             scores[kept].tolist(), strong.tolist(), edge[kept].tolist(), strict=True,
         )
     ]  # fmt: skip
-    return QueryMatch(pairs, shared_features)
+    return QueryMatch(pairs, shared_features, shared_weights)
 
 
-def _features_by_document(found: Postings) -> dict[int, int]:
+def _features_by_document(
+    found: Postings, documents_count: int, count: bool
+) -> tuple[dict[int, int], dict[int, float]]:
     """How many distinct features of ``found`` (postings of query features) each document
-    holds."""
-    if not len(found):
-        return {}
+    holds, and their summed idf (log of ``documents_count`` over the documents a feature's
+    postings name): a feature few documents hold says more about where a text came from than
+    one that fifty hold.  Empty without ``count``."""
+    if not count or not len(found):
+        return {}, {}
     documents = unpack_refs(found.refs)[0]
-    order = np.lexsort((found.features, documents))
+    order = np.lexsort((documents, found.features))
     documents, features = documents[order], found.features[order]
     fresh = np.ones(len(order), dtype=bool)
     fresh[1:] = (documents[1:] != documents[:-1]) | (features[1:] != features[:-1])
-    held, counts = np.unique(documents[fresh], return_counts=True)
-    return dict(zip(held.tolist(), counts.tolist(), strict=True))
+    documents, features = documents[fresh], features[fresh]  # one per (feature, document)
+    first = np.flatnonzero(np.r_[True, features[1:] != features[:-1]])
+    df = np.diff(np.r_[first, len(features)])
+    idf = np.repeat(np.log(max(documents_count, 1) / df), df)
+    held, inverse, counts = np.unique(documents, return_inverse=True, return_counts=True)
+    weights = np.bincount(inverse, weights=idf, minlength=len(held))
+    numbers = held.tolist()
+    return (
+        dict(zip(numbers, counts.tolist(), strict=True)),
+        dict(zip(numbers, weights.tolist(), strict=True)),
+    )
 
 
 def _jaccard(shared: np.ndarray, sizes: np.ndarray, source_sizes: np.ndarray) -> np.ndarray:

@@ -586,3 +586,6 @@ def test_sources_sharing_many_features_are_candidates_without_a_pair():
     # Source 1 has a pair; of the others with 3 features or more, the two sharing the most.
     assert _candidates(paired, shared, config) == {1, 3, 4}
     assert _candidates(paired, shared, replace(config, candidate_features=None)) == {1}
+    # Ranked by weight (summed idf), source 2's three rare features beat source 4's five.
+    weights = {1: 1.0, 2: 9.0, 3: 12.0, 4: 2.5, 5: 8.0}
+    assert _candidates(paired, shared, config, weights) == {1, 2, 3}

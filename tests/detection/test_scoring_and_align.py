@@ -1,6 +1,7 @@
 """Copy detection through the index (scoring) and sequence matching (align)."""
 
 import dataclasses
+import math
 from collections import Counter, defaultdict
 
 import pytest
@@ -339,6 +340,21 @@ def test_the_memory_index_refuses_ids_a_reference_cannot_hold_and_stays_unchange
             index.add(bad, document({1, 2}))
     assert index.document_count() == 1
     assert list(index.postings({1}, max_df=None)) == [Posting(1, 1, 0, 2)]
+
+
+def test_shared_features_weigh_by_how_few_documents_hold_them():
+    index = MemoryIndex()
+    # Feature 5 is in all three sources (idf 0), features 1 and 6 in one each (idf log 3).
+    index.add(1, document({1, 5, 40}))
+    index.add(2, document({5, 6, 41}))
+    index.add(3, document({5, 42}))
+    match = match_query(document({1, 5, 6}), index, config=DEFAULT_CONFIG)
+    assert match.shared_features == {1: 2, 2: 2, 3: 1}
+    assert match.shared_weights == pytest.approx({1: math.log(3), 2: math.log(3), 3: 0.0})
+    assert match_query(document({1, 5, 6}), index, config=DEFAULT_CONFIG, count=False)[1:] == (
+        {},
+        {},
+    )
 
 
 def test_the_shared_features_of_each_source_are_counted_once():

@@ -195,7 +195,8 @@ def test_the_posting_table_is_hash_partitioned_by_feature():
 
 
 def test_detection_through_postgres_equals_detection_through_memory(collection):
-    from detection import MemoryIndex, analyze, detect
+    from detection import DEFAULT_CONFIG, MemoryIndex, analyze, detect
+    from detection.scoring import match_query
     from tests.documents.factories import read_fixture
 
     names = ("zh_source.txt", "zh_suspicious.txt", "zh_unrelated.txt")
@@ -220,6 +221,9 @@ def test_detection_through_postgres_equals_detection_through_memory(collection):
         expected = detect(analysis, memory, exclude={document_id})
         assert detect(analysis, postgres, exclude={document_id}) == expected
         found_any = found_any or bool(expected)
+        # the feature candidates' counts and idf weights too
+        mine = {"exclude": {document_id}, "config": DEFAULT_CONFIG}
+        assert match_query(analysis, postgres, **mine) == match_query(analysis, memory, **mine)
     assert found_any
 
 
