@@ -188,7 +188,7 @@ class DetectorConfig:
     summary_spread: float = 0.4
     summary_dense: float | None = 0.7
     min_fragment_terms: int = 12
-    edge_cosine: float | None = 0.2
+    edge_cosine: float | None = 0.15
     single_cosine: float = 0.55
     verbatim_ratio: float = 0.8
     verbatim_terms: int = 25
