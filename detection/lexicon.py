@@ -90,9 +90,9 @@ _WORDNET_PARTS: Final = ("noun", "verb", "adj", "adv")
 
 
 def wordnet_dir() -> str:
-    """Where the WordNet 3.0 database lies: ``$WORDNET_DIR``, else Debian's ``wordnet-base``
-    (installed by ``make setup``)."""
-    return os.environ.get("WORDNET_DIR") or "/usr/share/wordnet"
+    """Where the WordNet 3.0 database lies: ``$WORDNET`` (the app's environment names the
+    copy ``make setup`` makes under ``var/``), else Debian's ``wordnet-base``."""
+    return os.environ.get("WORDNET") or "/usr/share/wordnet"
 
 
 @cache
@@ -120,7 +120,7 @@ def english_synonyms() -> dict[str, tuple[str, ...]]:
     except (OSError, KeyError, ValueError, IndexError) as error:
         raise DetectionError(
             f"WordNet is not readable in {root} ({error!r}): install Debian's wordnet-base "
-            "(make setup) or set WORDNET_DIR to a WordNet 3.0 database folder"
+            "(make setup) or set WORDNET to a WordNet 3.0 database folder"
         ) from error
     return {own: tuple(sorted(others)) for own, others in linked.items()}
 

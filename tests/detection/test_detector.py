@@ -201,7 +201,10 @@ def test_warm_up_loads_both_splitters_a_worker_needs():
     (NLTK's Punkt, imported on first use) must be loaded by it, not by the first document."""
     from detection import punkt
     from detection.detector import warm_up
+    from detection.lexicon import english_synonyms
 
     punkt._tokenizer.cache_clear()
+    english_synonyms.cache_clear()
     warm_up()
     assert punkt._tokenizer.cache_info().currsize == 1
+    assert english_synonyms.cache_info().currsize == 1  # WordNet, for the disguised stage

@@ -43,10 +43,10 @@ _DATA_ADJ = "00000010 00 s 02 large(a) 0 big 0 000 | above average in size\n"
 
 @pytest.fixture
 def wordnet_at(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
-    """Point WORDNET_DIR somewhere else; the shipped WordNet is read again afterwards."""
+    """Point WORDNET somewhere else; the shipped WordNet is read again afterwards."""
 
     def point(folder: Path) -> None:
-        monkeypatch.setenv("WORDNET_DIR", str(folder))
+        monkeypatch.setenv("WORDNET", str(folder))
         english_synonyms.cache_clear()
 
     yield point
@@ -77,7 +77,7 @@ def test_a_word_takes_the_words_of_its_first_sense_only(tmp_path, wordnet_at):
 
 def test_a_missing_wordnet_is_a_clear_error(tmp_path, wordnet_at):
     wordnet_at(tmp_path / "nowhere")
-    with pytest.raises(DetectionError, match="WORDNET_DIR"):
+    with pytest.raises(DetectionError, match="WORDNET"):
         english_synonyms()
 
 
