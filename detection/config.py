@@ -115,6 +115,12 @@ class DetectorConfig:
             passages it overlaps) when at least this share of its sentences have a seed of
             ``apart_cosine``: an extractive summary copies some sentences word for word
             (None: never a summary beside a verbatim copy).
+        summary_model / summary_belief: the pair stays a summary only when every summary
+            fragment's probability of being one, a logistic model (bias, then weights of
+            :func:`detection.disguise.summary_evidence`'s five measures, fit on pan13-train
+            by ``python -m benchmarks.summary_model``), reaches summary_belief (a paraphrase
+            read in order also condenses a little when weak seeds of topical neighbours
+            widen its source side). None: no model.
         min_fragment_terms: fragments with fewer terms on either side are dropped.
         edge_cosine: a fragment grows at each end by the next units of both sides while they
             are at least this alike (None: no growth).
@@ -187,6 +193,8 @@ class DetectorConfig:
     summary_best_units: int = 2
     summary_spread: float = 0.4
     summary_dense: float | None = 0.7
+    summary_model: tuple[float, ...] | None = (-2.7706, -4.0388, 1.2828, 4.8156, -0.8163, 5.4578)
+    summary_belief: float = 0.2
     min_fragment_terms: int = 12
     edge_cosine: float | None = 0.15
     single_cosine: float = 0.55

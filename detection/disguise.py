@@ -52,7 +52,7 @@ from detection.seeding import (
 
 __all__ = [
     "align_units", "align_many", "exact_kinds", "merge_passages", "not_tiny", "passage_kind",
-    "synonyms_of",
+    "synonyms_of", "summary_evidence", "weigh_summaries",
 ]  # fmt: skip
 
 
@@ -225,6 +225,45 @@ def _stride(fragment: Fragment) -> float:
     return float(steps[len(steps) // 2]) if steps else 0.0
 
 
+def summary_evidence(fragment: Fragment, ordinary: Sequence[Fragment]) -> tuple[float, ...]:
+    """What tells a summary fragment from a paraphrase that summary mode stretched: the
+    similarity of the best ordinary fragment (normal mode, filtered) overlapping its query
+    side (a paraphrase read in order has a close one); the order agreement (Kendall tau) of
+    its sentences' best seeds with the source (a summary follows its source); the share of
+    its sentences with a seed; its seeds per seeded sentence (topical neighbours seed each
+    sentence many times, loosely); and its own similarity."""
+    first, last = fragment.query
+    best = _best_seeds(fragment)
+    overlapping = [f.similarity for f in ordinary if f.query[0] <= last and first <= f.query[1]]
+    return (
+        max(overlapping, default=0.0),
+        _kendall([seed.source for seed in best]),
+        len(best) / (last - first + 1),
+        len(fragment.seeds) / len(best),
+        fragment.similarity,
+    )
+
+
+def _kendall(values: Sequence[int]) -> float:
+    """Kendall's tau-a of ``values`` against their order: 1 in order, -1 reversed, 0 when
+    no two differ."""
+    agree = disagree = 0
+    for i, a in enumerate(values):
+        for b in values[i + 1 :]:
+            agree += b > a
+            disagree += b < a
+    return (agree - disagree) / max(1, agree + disagree)
+
+
+def _believed(evidence: Sequence[float], config: DetectorConfig) -> bool:
+    """Whether the logistic ``summary_model`` gives ``evidence`` at least ``summary_belief``."""
+    model = config.summary_model
+    if model is None:
+        return True
+    z = model[0] + sum(w * x for w, x in zip(model[1:], evidence, strict=True))
+    return 1.0 / (1.0 + math.exp(-z)) >= config.summary_belief
+
+
 def _grown(
     fragments: Sequence[Fragment], space: PairSpace, query: Units, source: Units, least: float
 ) -> list[Fragment]:
@@ -313,6 +352,58 @@ def align_many(
     ]
 
 
+def _ordinary(
+    space: PairSpace,
+    similarities: UnitSimilarities,
+    query: Units,
+    source: Units,
+    config: DetectorConfig,
+) -> list[Fragment]:
+    """Fragments of normal mode, long enough and supported."""
+    seeds = seeds_above(similarities, cosine=config.seed_cosine, dice=config.seed_dice)
+    fragments = _fragments(seeds, space, config.fragment_gap, config.fragment_gap, config)
+    least = config.min_fragment_terms
+    return [
+        f
+        for f in fragments
+        if _long_enough(f, query, source, least) and _supported(f, config.single_cosine)
+    ]
+
+
+def _summaries(
+    space: PairSpace,
+    similarities: UnitSimilarities,
+    query: Units,
+    source: Units,
+    ordinary: Sequence[Fragment],
+    config: DetectorConfig,
+) -> list[tuple[Fragment, tuple[float, ...]]]:
+    """The fragments of summary mode with their :func:`summary_evidence`, when they pass its
+    rules (stride and spread) and so await the model's word; else none."""
+    condensed = _summary_fragments(space, similarities, query, source, config)
+    if not all(
+        _stride(f) >= config.summary_stride and _spread(f) >= config.summary_spread
+        for f in condensed
+    ):
+        return []
+    return [(f, summary_evidence(f, ordinary)) for f in condensed]
+
+
+def weigh_summaries(
+    query: Units, source: Units, config: DetectorConfig
+) -> list[tuple[tuple[int, int], tuple[int, int], tuple[float, ...]]]:
+    """The query and source character spans and the :func:`summary_evidence` of the summary
+    fragments of one pair that only ``summary_model`` may still refuse (what
+    ``python -m benchmarks.summary_model`` fits the model on)."""
+    space = pair_space(query, source, synonyms_of(config))
+    similarities = unit_similarities(space)
+    ordinary = _ordinary(space, similarities, query, source, config)
+    return [
+        (query.chars(*f.query), source.chars(*f.source), evidence)
+        for f, evidence in _summaries(space, similarities, query, source, ordinary, config)
+    ]
+
+
 def _pair_passages(
     document: int,
     query: Units,
@@ -322,19 +413,10 @@ def _pair_passages(
     config: DetectorConfig,
     beside_verbatim: bool,
 ) -> list[Passage]:
-    seeds = seeds_above(similarities, cosine=config.seed_cosine, dice=config.seed_dice)
-    fragments = _fragments(seeds, space, config.fragment_gap, config.fragment_gap, config)
-    least = config.min_fragment_terms
-    fragments = [
-        f
-        for f in fragments
-        if _long_enough(f, query, source, least) and _supported(f, config.single_cosine)
-    ]
-    condensed = _summary_fragments(space, similarities, query, source, config)
-    summary = bool(condensed) and all(
-        _stride(f) >= config.summary_stride and _spread(f) >= config.summary_spread
-        for f in condensed
-    )
+    fragments = _ordinary(space, similarities, query, source, config)
+    weighed = _summaries(space, similarities, query, source, fragments, config)
+    summary = bool(weighed) and all(_believed(evidence, config) for _, evidence in weighed)
+    condensed = [fragment for fragment, _ in weighed]
     if summary and beside_verbatim and not _extractive(condensed, config):
         return []
     if summary:

@@ -17,6 +17,7 @@ from detection.detector import (
     query_units,
 )
 from detection.disguise import (
+    _believed,
     _condenses,
     _extractive,
     _firm,
@@ -26,6 +27,7 @@ from detection.disguise import (
     align_units,
     merge_passages,
     passage_kind,
+    summary_evidence,
 )
 from detection.extension import (
     Fragment,
@@ -398,6 +400,36 @@ def test_a_summary_needs_its_best_seeds_across_its_source_side():
     around = Fragment((0, 2), (0, 49), 0.35, close + weak)
     assert _spread(around) == pytest.approx(3 / 50)
     assert _spread(around) < DEFAULT_CONFIG.summary_spread < _spread(across)
+
+
+def test_summary_evidence_measures_a_fragment_against_the_ordinary_ones():
+    # Four summary sentences (units 10..14, 13 unseeded) condensing source units 0..40 in
+    # order, one seeded twice; an ordinary fragment overlaps sentences 12..13.
+    seeds = (
+        Seed(10, 2, 0.6, 0.6),
+        Seed(11, 9, 0.5, 0.5),
+        Seed(11, 30, 0.25, 0.3),
+        Seed(12, 18, 0.45, 0.5),
+        Seed(14, 40, 0.7, 0.7),
+    )
+    summary = Fragment((10, 14), (0, 40), 0.42, seeds)
+    ordinary = [Fragment((12, 13), (18, 19), 0.55, ()), Fragment((30, 33), (0, 3), 0.9, ())]
+    assert summary_evidence(summary, ordinary) == pytest.approx((0.55, 1.0, 4 / 5, 5 / 4, 0.42))
+    # best seeds out of order: Kendall's tau falls; no ordinary fragment: 0
+    shuffled = summary._replace(seeds=(Seed(10, 40, 0.7, 0.7), *seeds[1:4], Seed(14, 2, 0.7, 0.7)))
+    nsim, tau, *_ = summary_evidence(shuffled, [])
+    assert nsim == 0.0 and tau == pytest.approx((1 - 5) / 6)
+
+
+def test_the_summary_model_refuses_what_looks_like_a_stretched_paraphrase():
+    model = DEFAULT_CONFIG.summary_model
+    assert model is not None and len(model) == 6
+    # a summary: no close ordinary fragment, in order, every sentence seeded once or twice
+    assert _believed((0.0, 0.8, 1.0, 1.5, 0.45), DEFAULT_CONFIG)
+    # a paraphrase read in order that loose seeds widened: a close ordinary fragment over it,
+    # best seeds out of order, many loose seeds per sentence
+    assert not _believed((0.75, 0.0, 0.6, 3.0, 0.35), DEFAULT_CONFIG)
+    assert _believed((0.75, 0.0, 0.6, 3.0, 0.35), replace(DEFAULT_CONFIG, summary_model=None))
 
 
 def test_a_summary_condenses_several_sentences_closely():
