@@ -222,6 +222,10 @@ class DetectorConfig:
             raise ValueError("DetectorConfig.retrieval_window and retrieval_top must be >= 1")
         if self.extension_gap < 0:
             raise ValueError("DetectorConfig.extension_gap must be >= 0")
+        if self.summary_model is not None and len(self.summary_model) != 6:
+            raise ValueError(
+                "DetectorConfig.summary_model needs a bias and five weights (or None: no model)"
+            )
 
     def max_df(self, document_count: int) -> int:
         """Document-frequency limit for an index holding ``document_count`` documents."""

@@ -430,6 +430,8 @@ def test_the_summary_model_refuses_what_looks_like_a_stretched_paraphrase():
     # best seeds out of order, many loose seeds per sentence
     assert not _believed((0.75, 0.0, 0.6, 3.0, 0.35), DEFAULT_CONFIG)
     assert _believed((0.75, 0.0, 0.6, 3.0, 0.35), replace(DEFAULT_CONFIG, summary_model=None))
+    with pytest.raises(ValueError, match="bias and five weights"):
+        replace(DEFAULT_CONFIG, summary_model=(1.0, 2.0))
 
 
 def test_a_summary_condenses_several_sentences_closely():
