@@ -157,7 +157,9 @@ def _single_term(lemma: str) -> str | None:
     """The term of a one-word WordNet lemma (None for phrases, hyphenated or other words
     that no English token of :mod:`detection.words` is, and for stop words)."""
     word = lemma.lower()
-    return term(word) if word.isascii() and word.isalpha() else None
+    if not (word.isascii() and word.isalpha()) or word in english_stopwords():
+        return None
+    return str(_stemmer().stemWord(word))  # as term() would, past its cache of running text
 
 
 @lru_cache(maxsize=1 << 17)
