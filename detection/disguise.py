@@ -11,8 +11,9 @@ extended into fragments with gaps that adapt to the pair (:mod:`detection.extens
   the fragments found so cover at least ``summary_ratio`` times more source than query
   characters and consecutive summary sentences step far through the source (median step at
   least ``summary_stride`` units, where a copy read in order steps by one) and their best
-  seeds reach across their source sides (``summary_spread``), the pair is a summary and
-  those fragments are taken;
+  seeds reach across their source sides (``summary_spread``), and a logistic model of five
+  measures (:func:`summary_evidence`, ``summary_model``) believes each one a summary, the
+  pair is a summary and those fragments are taken;
 - filtering: fragments shorter than ``min_fragment_terms`` on either side are dropped, and
   so are fragments resting on one seed less alike than ``single_cosine``;
 - kinds: a passage whose term sequences agree almost entirely (difflib ratio at least
