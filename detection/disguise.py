@@ -13,7 +13,8 @@ extended into fragments with gaps that adapt to the pair (:mod:`detection.extens
   least ``summary_stride`` units, where a copy read in order steps by one) and their best
   seeds reach across their source sides (``summary_spread``), and a logistic model of five
   measures (:func:`summary_evidence`, ``summary_model``) believes each one a summary, the
-  pair is a summary and those fragments are taken;
+  pair is a summary and those fragments are taken (when the model refuses, the ordinary
+  fragments inside a refused summary's query side are joined into one);
 - filtering: fragments shorter than ``min_fragment_terms`` on either side are dropped, and
   so are fragments resting on one seed less alike than ``single_cosine``;
 - kinds: a passage whose term sequences agree almost entirely (difflib ratio at least
@@ -405,6 +406,27 @@ def weigh_summaries(
     ]
 
 
+def _gathered(
+    fragments: Sequence[Fragment], refused: Sequence[Fragment], space: PairSpace
+) -> list[Fragment]:
+    """``fragments`` (normal mode) with those lying inside the query side of one of the
+    ``refused`` summary fragments joined into one, when there are several: the model refused
+    the summary's wide source side, not the copy, and a summary it refused comes out of
+    normal mode in pieces, one per sentence close to its source."""
+    found = list(fragments)
+    for summary in refused:
+        first, last = summary.query
+        inside = [f for f in found if first <= f.query[0] and f.query[1] <= last]
+        if len(inside) < 2:
+            continue
+        query = (min(f.query[0] for f in inside), max(f.query[1] for f in inside))
+        source = (min(f.source[0] for f in inside), max(f.source[1] for f in inside))
+        seeds = tuple(seed for f in inside for seed in f.seeds)
+        joined = Fragment(query, source, space.fragment_cosine(query, source), seeds)
+        found = sorted([f for f in found if f not in inside] + [joined])
+    return found
+
+
 def _pair_passages(
     document: int,
     query: Units,
@@ -422,8 +444,10 @@ def _pair_passages(
         return []
     if summary:
         fragments = condensed
-    elif config.edge_cosine is not None:
-        fragments = _grown(fragments, space, query, source, config.edge_cosine)
+    else:
+        if config.edge_cosine is not None:
+            fragments = _grown(fragments, space, query, source, config.edge_cosine)
+        fragments = _gathered(fragments, condensed, space)
     if beside_verbatim:
         fragments = [f for f in fragments if _firm(f, config)]
     passages = []

@@ -21,6 +21,7 @@ from detection.disguise import (
     _condenses,
     _extractive,
     _firm,
+    _gathered,
     _grown,
     _is_summary,
     _spread,
@@ -432,6 +433,24 @@ def test_the_summary_model_refuses_what_looks_like_a_stretched_paraphrase():
     assert _believed((0.75, 0.0, 0.6, 3.0, 0.35), replace(DEFAULT_CONFIG, summary_model=None))
     with pytest.raises(ValueError, match="bias and five weights"):
         replace(DEFAULT_CONFIG, summary_model=(1.0, 2.0))
+
+
+def test_ordinary_fragments_inside_a_refused_summary_become_one():
+    space = pair_space(text_units(_SIDE_QUERY, min_terms=3), text_units(_SIDE_SOURCE, min_terms=3))
+    refused = Fragment((0, 4), (0, 7), 0.4, ())
+    pieces = [
+        Fragment((0, 1), (5, 6), 0.7, (Seed(0, 5, 0.7, 0.7), Seed(1, 6, 0.6, 0.6))),
+        Fragment((3, 4), (0, 1), 0.7, (Seed(3, 0, 0.8, 0.8), Seed(4, 1, 0.7, 0.7))),
+    ]
+    outside = Fragment((5, 5), (2, 2), 0.9, (Seed(5, 2, 0.9, 0.9),))
+    joined, rest = _gathered([*pieces, outside], [refused], space)
+    assert (joined.query, joined.source) == ((0, 4), (0, 6))
+    assert joined.seeds == pieces[0].seeds + pieces[1].seeds
+    assert joined.similarity == pytest.approx(space.fragment_cosine((0, 4), (0, 6)))
+    assert rest == outside
+    # one piece inside, or no refused summary: nothing changes
+    assert _gathered([pieces[0], outside], [refused], space) == [pieces[0], outside]
+    assert _gathered([*pieces, outside], [], space) == [*pieces, outside]
 
 
 def test_a_summary_condenses_several_sentences_closely():
