@@ -100,7 +100,7 @@ def ingest_worker(
     # analysis scans it all (a Celery worker freezes its start-up objects likewise).
     # Set up as a Celery worker process is (config/celery.py): the segmenter's dictionary and
     # NLTK's Punkt loaded before the first document, outside the timings.
-    warm_up(detector_config())
+    warm_up(detector_config(), checks=False)  # it only analyses
     gc.freeze()
     started = time.perf_counter()
     for text in texts:

@@ -118,17 +118,21 @@ def _piece_sentences(
     return list(zip(spans, features, strict=True)), terms
 
 
-def warm_up(config: DetectorConfig = DEFAULT_CONFIG) -> None:
-    """Load what :func:`analyze` and a check load on first use (the segmenter's dictionary,
-    NLTK's Punkt for English: about a second together; the lexicon's stop words, stemmer and
-    Cilin, half a second more; WordNet's synonyms, two seconds) so that a worker's first
-    documents do not pay it."""
+def warm_up(config: DetectorConfig = DEFAULT_CONFIG, *, checks: bool = True) -> None:
+    """Load what :func:`analyze` and (with ``checks``) a check load on first use so that a
+    worker's first documents do not pay it: the segmenter's dictionary and NLTK's Punkt
+    (about a second together); the lexicon's stop words, stemmer and Cilin (half a second,
+    for the disguised-copy stage and term retrieval); WordNet's synonyms (two seconds and
+    29 MB, for the disguised-copy stage). A process that only analyses (a bulk-import pool
+    worker) passes ``checks=False``."""
     analyze("预热。", config)  # Chinese text: rjieba
     analyze("Warm up. The English splitter is NLTK's Punkt.", config)
-    term("预热")
-    term("warming")
-    cilin_groups()
-    if config.disguise:
+    disguise = checks and config.disguise
+    if disguise or config.retrieval_top is not None:
+        term("预热")
+        term("warming")
+        cilin_groups()
+    if disguise:
         synonyms_of(config)
 
 

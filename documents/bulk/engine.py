@@ -33,6 +33,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import islice
 from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
@@ -258,11 +259,12 @@ def _import(
 
 
 def _pool(processes: int) -> Pool:
-    """Forked workers set up as a Celery worker is (segmenter and Punkt loaded). They never
-    touch the database: the parent's connection they inherit is left alone (a forked pool
-    worker ends with os._exit, which runs no finaliser that could close it)."""
+    """Forked workers set up for analysis as a Celery worker is (segmenter and Punkt loaded,
+    not what only checks need). They never touch the database: the parent's connection they
+    inherit is left alone (a forked pool worker ends with os._exit, which runs no finaliser
+    that could close it)."""
     return multiprocessing.get_context("fork").Pool(
-        processes, initializer=warm_up, initargs=(detector_config(),)
+        processes, initializer=partial(warm_up, detector_config(), checks=False)
     )
 
 
