@@ -61,14 +61,16 @@ def read_text(path: Path) -> str:
 
 
 def passages_xml(suspicious: str, source: str, passages: list[Passage]) -> str:
-    """The PAN detection XML of one pair."""
+    """The PAN detection XML of one pair; ``kind`` (verbatim, edited, summary) is ours, which
+    the PAN evaluator ignores."""
     lines = [f"<document reference={quoteattr(suspicious)}>"]
     for p in passages:
         lines.append(
             '<feature name="detected-plagiarism" '
             f'this_offset="{p.start}" this_length="{p.end - p.start}" '
             f"source_reference={quoteattr(source)} "
-            f'source_offset="{p.source_start}" source_length="{p.source_end - p.source_start}" />'
+            f'source_offset="{p.source_start}" source_length="{p.source_end - p.source_start}" '
+            f'kind="{p.kind}" />'
         )
     lines.append("</document>")
     return "\n".join(lines) + "\n"

@@ -51,6 +51,7 @@ def test_pan_writes_one_xml_per_pair_and_evaluate_scores_them(tmp_path, capsys):
     found = (out / "suspicious-document00001-source-document00001.xml").read_text("utf-8")
     assert 'name="detected-plagiarism"' in found
     assert f'this_offset="{len(OTHER)}"' in found
+    assert 'kind="verbatim"' in found  # ours: the evaluator reads only the offsets
     empty = (out / "suspicious-document00002-source-document00001.xml").read_text("utf-8")
     assert "<feature" not in empty
     capsys.readouterr()
