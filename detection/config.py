@@ -121,6 +121,10 @@ class DetectorConfig:
             by ``python -m benchmarks.summary_model``), reaches summary_belief (a paraphrase
             read in order also condenses a little when weak seeds of topical neighbours
             widen its source side). None: no model.
+        summary_reach: a summary fragment's source side is widened at each end by the
+            span of its source units over the number of source units its sentences draw
+            on, less one (:func:`detection.disguise.reached`: the sentences a summary draws
+            on seldom include the first and last of the stretch it condenses).
         min_fragment_terms: fragments with fewer terms on either side are dropped.
         edge_cosine: a fragment grows at each end by the next units of both sides while they
             are at least this alike (None: no growth).
@@ -195,6 +199,7 @@ class DetectorConfig:
     summary_dense: float | None = 0.7
     summary_model: tuple[float, ...] | None = (-2.7706, -4.0388, 1.2828, 4.8156, -0.8163, 5.4578)
     summary_belief: float = 0.2
+    summary_reach: bool = True
     min_fragment_terms: int = 12
     edge_cosine: float | None = 0.15
     single_cosine: float = 0.55

@@ -427,6 +427,21 @@ def _gathered(
     return found
 
 
+def reached(fragment: Fragment, units: int) -> Fragment:
+    """A summary fragment with its source side widened at each end by the span between its
+    first and last source units over the number of distinct source units its sentences'
+    best seeds take, less one (within the ``units`` of the source): a summary condenses a
+    stretch of its source, and the sentences it draws on, taken as spread evenly over that
+    stretch, leave on average that much of it before the first and after the last (the
+    unbiased estimate of a uniform range from its sample, as in the German tank problem)."""
+    first, last = fragment.source
+    drawn = len({seed.source for seed in _best_seeds(fragment)})
+    if drawn < 2:
+        return fragment
+    margin = round((last - first) / (drawn - 1))
+    return fragment._replace(source=(max(0, first - margin), min(units - 1, last + margin)))
+
+
 def _pair_passages(
     document: int,
     query: Units,
@@ -444,6 +459,8 @@ def _pair_passages(
         return []
     if summary:
         fragments = condensed
+        if config.summary_reach:
+            fragments = [reached(f, len(source)) for f in fragments]
     else:
         if config.edge_cosine is not None:
             fragments = _grown(fragments, space, query, source, config.edge_cosine)

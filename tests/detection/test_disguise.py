@@ -28,6 +28,7 @@ from detection.disguise import (
     align_units,
     merge_passages,
     passage_kind,
+    reached,
     summary_evidence,
 )
 from detection.extension import (
@@ -388,6 +389,40 @@ def test_a_summary_of_a_long_span_is_found_in_summary_mode():
     assert p.source == 7
     assert query.index("Volcano") <= p.start < p.end <= query.index("Mountain")
     assert p.source_end - p.source_start > 3 * (p.end - p.start)
+
+
+def test_a_summary_reaches_past_its_outermost_sources_by_their_mean_spacing():
+    # Best seeds at source units 10, 20, 30 and 40 (a weak seed at 12 adds no sentence):
+    # four sentences drawn 10 units apart leave about 10 before the first and after the last.
+    best = tuple(Seed(q, 10 + 10 * q, 0.6, 0.6) for q in range(4))
+    summary = Fragment((0, 3), (10, 40), 0.4, (*best, Seed(0, 12, 0.25, 0.25)))
+    assert reached(summary, 100).source == (0, 50)
+    assert reached(summary, 45).source == (0, 44)  # never past the source's last unit
+    assert reached(summary, 100)[:1] + reached(summary, 100)[2:] == summary[:1] + summary[2:]
+    # One source unit drawn on gives no spacing: the fragment stays as it is.
+    single = Fragment((0, 1), (5, 5), 0.4, (Seed(0, 5, 0.6, 0.6), Seed(1, 5, 0.5, 0.5)))
+    assert reached(single, 100) == single
+
+
+def test_a_summary_of_a_long_span_reaches_further_than_its_seeds():
+    # The condensed stretch (24 sentences) lies between ten unrelated ones on each side.
+    source = 2 * ORIGINAL + " ".join(_topic_sentences()) + "\n" + 2 * ORIGINAL
+    summary = (
+        "Volcano regions show lava and crater formations near each eruption. "
+        "Glacier valleys hold ice and moraine that melt. "
+        "Desert dunes of sand surround an oasis with camels. "
+        "Forest oak canopy shelters fungus and deer. "
+        "Reef coral and fish live in a lagoon with the tide. "
+        "Prairie grass feeds bison until wind and fire come.\n"
+    )
+    units = query_units(UNRELATED + summary + FOREIGN, DEFAULT_CONFIG)
+    source_units = query_units(source, DEFAULT_CONFIG)
+    [near] = align_units(7, units, source_units, replace(DEFAULT_CONFIG, summary_reach=False))
+    [far] = align_units(7, units, source_units, DEFAULT_CONFIG)
+    assert (far.start, far.end) == (near.start, near.end)
+    assert far.source_start <= near.source_start and near.source_end <= far.source_end
+    assert far.source_end - far.source_start > near.source_end - near.source_start
+    assert 0 < far.source_start and far.source_end < len(source)
 
 
 def test_a_summary_needs_its_best_seeds_across_its_source_side():
