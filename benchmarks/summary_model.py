@@ -6,10 +6,13 @@ seeds of topical neighbours widen its source side, and the pair is reported as a
 a span several times too long. This script collects, over the plagiarism pairs of folders
 02-05, every summary fragment that only the model may still refuse
 (:func:`detection.disguise.weigh_summaries`, run with ``summary_model=None``), labels it a
-summary when at least 60 % of its characters (both sides) lie in the pair's cases, and fits
-a logistic regression on its five measures (:func:`detection.disguise.summary_evidence`):
-standardised, classes weighted to balance, L2 penalty with C = 1 (the objective of
-scikit-learn's ``LogisticRegression(class_weight="balanced")``), by Newton's method.
+summary when its pair is one (folder 05) and at least 60 % of its characters (both sides)
+lie in the pair's cases, and fits a logistic regression on its six measures
+(:func:`detection.disguise.summary_evidence`). A summary fragment inside a case of another
+folder is no summary: normal mode aligns that copy sentence by sentence, where summary mode
+widens its source side over loose neighbours. The fit is standardised, classes weighted
+to balance, L2 penalty with C = 1 (the objective of scikit-learn's
+``LogisticRegression(class_weight="balanced")``), by Newton's method.
 
 It prints the model in raw units (bias first, as ``summary_model`` holds it) and, at the
 config's ``summary_belief``, the fragments refused per folder, fitting on all pairs and
@@ -37,6 +40,7 @@ from detection.pan import read_text
 
 CONFIG = replace(DEFAULT_CONFIG, summary_model=None)
 FOLDERS = ("02", "03", "04", "05")
+SUMMARIES = "05"
 _PAIR = re.compile(r"(suspicious-document\d+)-(source-document\d+)\.xml$")
 
 
@@ -60,7 +64,7 @@ def _pair_rows(task: tuple[Path, Path, str]) -> list[tuple[str, int, tuple[float
     original = query_units(read_text(data / "src" / source), CONFIG)
     number = int(suspicious[len("suspicious-document") : -len(".txt")])
     return [
-        (folder, number, evidence, _share_in_cases(q, s, cases) >= 0.6)
+        (folder, number, evidence, folder == SUMMARIES and _share_in_cases(q, s, cases) >= 0.6)
         for q, s, evidence in weigh_summaries(query, original, CONFIG)
     ]
 

@@ -117,7 +117,7 @@ class DetectorConfig:
             (None: never a summary beside a verbatim copy).
         summary_model / summary_belief: the pair stays a summary only when every summary
             fragment's probability of being one, a logistic model (bias, then weights of
-            :func:`detection.disguise.summary_evidence`'s five measures, fit on pan13-train
+            :func:`detection.disguise.summary_evidence`'s six measures, fit on pan13-train
             by ``python -m benchmarks.summary_model``), reaches summary_belief (a paraphrase
             read in order also condenses a little when weak seeds of topical neighbours
             widen its source side). None: no model.
@@ -197,7 +197,15 @@ class DetectorConfig:
     summary_best_units: int = 2
     summary_spread: float = 0.4
     summary_dense: float | None = 0.7
-    summary_model: tuple[float, ...] | None = (-2.7706, -4.0388, 1.2828, 4.8156, -0.8163, 5.4578)
+    summary_model: tuple[float, ...] | None = (
+        -20.3113,
+        -3.9178,
+        1.5904,
+        11.1744,
+        -0.6988,
+        -1.2418,
+        3.4496,
+    )
     summary_belief: float = 0.2
     summary_reach: bool = True
     min_fragment_terms: int = 12
@@ -227,9 +235,9 @@ class DetectorConfig:
             raise ValueError("DetectorConfig.retrieval_window and retrieval_top must be >= 1")
         if self.extension_gap < 0:
             raise ValueError("DetectorConfig.extension_gap must be >= 0")
-        if self.summary_model is not None and len(self.summary_model) != 6:
+        if self.summary_model is not None and len(self.summary_model) != 7:
             raise ValueError(
-                "DetectorConfig.summary_model needs a bias and five weights (or None: no model)"
+                "DetectorConfig.summary_model needs a bias and six weights (or None: no model)"
             )
 
     def max_df(self, document_count: int) -> int:

@@ -11,7 +11,7 @@ extended into fragments with gaps that adapt to the pair (:mod:`detection.extens
   the fragments found so cover at least ``summary_ratio`` times more source than query
   characters and consecutive summary sentences step far through the source (median step at
   least ``summary_stride`` units, where a copy read in order steps by one) and their best
-  seeds reach across their source sides (``summary_spread``), and a logistic model of five
+  seeds reach across their source sides (``summary_spread``), and a logistic model of six
   measures (:func:`summary_evidence`, ``summary_model``) believes each one a summary, the
   pair is a summary and those fragments are taken (when the model refuses, the ordinary
   fragments inside a refused summary's query side are joined into one);
@@ -227,13 +227,18 @@ def _stride(fragment: Fragment) -> float:
     return float(steps[len(steps) // 2]) if steps else 0.0
 
 
-def summary_evidence(fragment: Fragment, ordinary: Sequence[Fragment]) -> tuple[float, ...]:
+def summary_evidence(
+    fragment: Fragment, ordinary: Sequence[Fragment], query: Units
+) -> tuple[float, ...]:
     """What tells a summary fragment from a paraphrase that summary mode stretched: the
     similarity of the best ordinary fragment (normal mode, filtered) overlapping its query
     side (a paraphrase read in order has a close one); the order agreement (Kendall tau) of
     its sentences' best seeds with the source (a summary follows its source); the share of
     its sentences with a seed; its seeds per seeded sentence (topical neighbours seed each
-    sentence many times, loosely); and its own similarity."""
+    sentence many times, loosely); its own similarity; and the logarithm of its terms in
+    the query (a copy that dropped words at random condenses its source too, but a
+    sentence or two of it against loose neighbours is all summary mode sees of it, while a
+    summary retells a whole stretch)."""
     first, last = fragment.query
     best = _best_seeds(fragment)
     overlapping = [f.similarity for f in ordinary if f.query[0] <= last and first <= f.query[1]]
@@ -243,6 +248,7 @@ def summary_evidence(fragment: Fragment, ordinary: Sequence[Fragment]) -> tuple[
         len(best) / (last - first + 1),
         len(fragment.seeds) / len(best),
         fragment.similarity,
+        math.log(max(1, len(_terms(query, fragment.query)))),
     )
 
 
@@ -388,7 +394,7 @@ def _summaries(
         for f in condensed
     ):
         return []
-    return [(f, summary_evidence(f, ordinary)) for f in condensed]
+    return [(f, summary_evidence(f, ordinary, query)) for f in condensed]
 
 
 def weigh_summaries(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -40,7 +41,7 @@ from detection.extension import (
 )
 from detection.lexicon import term, terms
 from detection.scoring import SentencePair
-from detection.seeding import Seed, pair_space, seed_pairs, text_units
+from detection.seeding import Seed, Units, pair_space, seed_pairs, text_units
 
 ORIGINAL = (
     "The old harbour of the town was rebuilt after the great storm of the winter. "
@@ -450,23 +451,36 @@ def test_summary_evidence_measures_a_fragment_against_the_ordinary_ones():
     )
     summary = Fragment((10, 14), (0, 40), 0.42, seeds)
     ordinary = [Fragment((12, 13), (18, 19), 0.55, ()), Fragment((30, 33), (0, 3), 0.9, ())]
-    assert summary_evidence(summary, ordinary) == pytest.approx((0.55, 1.0, 4 / 5, 5 / 4, 0.42))
+    # query unit k holds k terms: units 10..14 hold 60
+    query = Units(
+        tuple((10 * k, 10 * k + 9) for k in range(20)),
+        tuple(tuple(f"t{k}.{n}" for n in range(k)) for k in range(20)),
+    )
+    assert summary_evidence(summary, ordinary, query) == pytest.approx(
+        (0.55, 1.0, 4 / 5, 5 / 4, 0.42, math.log(60))
+    )
     # best seeds out of order: Kendall's tau falls; no ordinary fragment: 0
     shuffled = summary._replace(seeds=(Seed(10, 40, 0.7, 0.7), *seeds[1:4], Seed(14, 2, 0.7, 0.7)))
-    nsim, tau, *_ = summary_evidence(shuffled, [])
+    nsim, tau, *_ = summary_evidence(shuffled, [], query)
     assert nsim == 0.0 and tau == pytest.approx((1 - 5) / 6)
 
 
 def test_the_summary_model_refuses_what_looks_like_a_stretched_paraphrase():
     model = DEFAULT_CONFIG.summary_model
-    assert model is not None and len(model) == 6
-    # a summary: no close ordinary fragment, in order, every sentence seeded once or twice
-    assert _believed((0.0, 0.8, 1.0, 1.5, 0.45), DEFAULT_CONFIG)
+    assert model is not None and len(model) == 7
+    # a summary of 60 terms: no close ordinary fragment, in order, every sentence seeded
+    # once or twice
+    assert _believed((0.0, 0.8, 1.0, 1.5, 0.45, math.log(60)), DEFAULT_CONFIG)
     # a paraphrase read in order that loose seeds widened: a close ordinary fragment over it,
     # best seeds out of order, many loose seeds per sentence
-    assert not _believed((0.75, 0.0, 0.6, 3.0, 0.35), DEFAULT_CONFIG)
-    assert _believed((0.75, 0.0, 0.6, 3.0, 0.35), replace(DEFAULT_CONFIG, summary_model=None))
-    with pytest.raises(ValueError, match="bias and five weights"):
+    paraphrase = (0.75, 0.0, 0.6, 3.0, 0.35, math.log(60))
+    assert not _believed(paraphrase, DEFAULT_CONFIG)
+    assert _believed(paraphrase, replace(DEFAULT_CONFIG, summary_model=None))
+    # the same measures with an ordinary fragment over it: 60 terms are a summary, the 20
+    # terms of a sentence or two that dropped words are not
+    assert _believed((0.6, 0.8, 1.0, 1.5, 0.45, math.log(60)), DEFAULT_CONFIG)
+    assert not _believed((0.6, 0.8, 1.0, 1.5, 0.45, math.log(20)), DEFAULT_CONFIG)
+    with pytest.raises(ValueError, match="bias and six weights"):
         replace(DEFAULT_CONFIG, summary_model=(1.0, 2.0))
 
 
@@ -535,7 +549,9 @@ def test_an_extractive_summary_is_one_passage_with_the_sentences_it_copies():
         "Prairie grass feeds bison until wind and fire come.\n"
     )
     query = UNRELATED + summary + FOREIGN
-    [passage] = compare(query, source)
+    # without the model: these made-up topic sentences all share their five words, seeding
+    # each summary sentence seven times, which the model holds against a summary
+    [passage] = compare(query, source, replace(DEFAULT_CONFIG, summary_model=None))
     assert passage.kind == "summary"
     start = query.index(summary)
     assert passage.start == start
