@@ -131,8 +131,7 @@ class DetectorConfig:
         single_cosine: a fragment whose seeds hold one unit on either side needs a seed with
             this cosine; summary_best / summary_best_units: a summary fragment needs this
             many sentences with a seed of this cosine (summary sentences close to source
-            sentences; topical neighbours share only terms scattered over many sentences,
-            and a title both pages share is one close sentence).
+            sentences; topical neighbours share only terms scattered over many sentences).
         verbatim_ratio: a passage whose term sequences agree at least this much is verbatim.
         verbatim_terms: a pair with a verbatim Low-IDF-Sig passage of this many terms is a
             verbatim copy: its Low-IDF-Sig passages are its passages, and disguised passages
@@ -194,7 +193,7 @@ class DetectorConfig:
     summary_units: int = 3
     summary_stride: float = 2.0
     summary_best: float = 0.4
-    summary_best_units: int = 2
+    summary_best_units: int = 1
     summary_spread: float = 0.4
     summary_dense: float | None = 0.7
     summary_model: tuple[float, ...] | None = (

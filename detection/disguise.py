@@ -184,9 +184,9 @@ def _summary_fragments(
 
 def _condenses(fragment: Fragment, config: DetectorConfig) -> bool:
     """Whether at least ``summary_best_units`` sentences of a summary fragment each have a
-    seed at least ``summary_best`` alike: a summary condenses several source sentences
-    closely; one close sentence (a title both pages share) among loose topical neighbours
-    is a page on the same subject."""
+    seed at least ``summary_best`` alike: a summary condenses source sentences closely,
+    pages on one subject share only terms scattered over many sentences (a title both share,
+    one close sentence among loose ones, is left to the summary model's length measure)."""
     return _close_units(fragment, config.summary_best) >= config.summary_best_units
 
 

@@ -502,23 +502,23 @@ def test_ordinary_fragments_inside_a_refused_summary_become_one():
     assert _gathered([*pieces, outside], [], space) == [*pieces, outside]
 
 
-def test_a_summary_condenses_several_sentences_closely():
-    # A shared title (one close pair) among loose topical neighbours is no summary.
-    title = Fragment(
+def test_a_summary_condenses_source_sentences_closely():
+    # Pages on one topic: summary mode's loose seeds only, no sentence close to another.
+    loose = Fragment(
         (0, 10),
         (0, 33),
         0.32,
         (
-            Seed(0, 0, 0.7, 0.6),
+            Seed(0, 0, 0.38, 0.4),
             Seed(4, 0, 0.22, 0.3),
             Seed(7, 18, 0.32, 0.4),
             Seed(10, 27, 0.35, 0.35),
         ),
     )
-    assert not _condenses(title, DEFAULT_CONFIG)
-    two = title._replace(seeds=(*title.seeds, Seed(5, 13, 0.45, 0.5)))
-    assert _condenses(two, DEFAULT_CONFIG)
-    assert _condenses(title, replace(DEFAULT_CONFIG, summary_best_units=1))
+    assert not _condenses(loose, DEFAULT_CONFIG)
+    one = loose._replace(seeds=(*loose.seeds, Seed(5, 13, 0.45, 0.5)))
+    assert _condenses(one, DEFAULT_CONFIG)
+    assert not _condenses(one, replace(DEFAULT_CONFIG, summary_best_units=2))
 
 
 def test_beside_a_verbatim_copy_a_summary_must_be_firm_in_most_sentences():
