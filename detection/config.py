@@ -128,10 +128,13 @@ class DetectorConfig:
         min_fragment_terms: fragments with fewer terms on either side are dropped.
         edge_cosine: a fragment grows at each end by the next units of both sides while they
             are at least this alike (None: no growth).
-        single_cosine: a fragment whose seeds hold one unit on either side needs a seed with
-            this cosine; summary_best / summary_best_units: a summary fragment needs this
-            many sentences with a seed of this cosine (summary sentences close to source
-            sentences; topical neighbours share only terms scattered over many sentences).
+        single_cosine / joined_cosine: a fragment whose seeds hold one unit on either side
+            needs a seed with single_cosine, or, when they hold several units on the other
+            side, those units joined must be joined_cosine alike with the one (edits that
+            merge a copy's sentences into one long unit; None: never).
+        summary_best / summary_best_units: a summary fragment needs this many sentences with
+            a seed of this cosine (summary sentences close to source sentences; topical
+            neighbours share only terms scattered over many sentences).
         verbatim_ratio: a passage whose term sequences agree at least this much is verbatim.
         verbatim_terms: a pair with a verbatim Low-IDF-Sig passage of this many terms is a
             verbatim copy: its Low-IDF-Sig passages are its passages, and disguised passages
@@ -210,6 +213,7 @@ class DetectorConfig:
     min_fragment_terms: int = 12
     edge_cosine: float | None = 0.15
     single_cosine: float = 0.55
+    joined_cosine: float | None = 0.6
     verbatim_ratio: float = 0.8
     verbatim_terms: int = 25
     apart_units: int = 2

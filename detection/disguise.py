@@ -86,14 +86,22 @@ def _long_enough(fragment: Fragment, query: Units, source: Units, least: int) ->
     return q >= least and s >= least
 
 
-def _supported(fragment: Fragment, single_cosine: float) -> bool:
+def _supported(fragment: Fragment, single_cosine: float, joined_cosine: float | None) -> bool:
     """Whether a fragment rests on seeds of two units on each side, or has a seed at least
-    ``single_cosine`` alike: two sentences of unrelated texts on one topic share a third of
-    their terms now and then (and a long one shares as much with two others), a copied
-    sentence keeps more."""
-    if min(len({s.query for s in fragment.seeds}), len({s.source for s in fragment.seeds})) > 1:
+    ``single_cosine`` alike, or seeds one unit on one side with several on the other that
+    joined are at least ``joined_cosine`` alike: two sentences of unrelated texts on one
+    topic share a third of their terms now and then (and a long one shares as much with two
+    others), a copied sentence keeps more, and a copy whose edits merged its sentences into
+    one long unit keeps more of them together than of each."""
+    queries = len({s.query for s in fragment.seeds})
+    sources = len({s.source for s in fragment.seeds})
+    if min(queries, sources) > 1 or max(seed.cosine for seed in fragment.seeds) >= single_cosine:
         return True
-    return max(seed.cosine for seed in fragment.seeds) >= single_cosine
+    return (
+        joined_cosine is not None
+        and max(queries, sources) > 1
+        and (fragment.similarity >= joined_cosine)
+    )
 
 
 def _is_summary(
@@ -374,7 +382,8 @@ def _ordinary(
     return [
         f
         for f in fragments
-        if _long_enough(f, query, source, least) and _supported(f, config.single_cosine)
+        if _long_enough(f, query, source, least)
+        and _supported(f, config.single_cosine, config.joined_cosine)
     ]
 
 

@@ -26,6 +26,7 @@ from detection.disguise import (
     _grown,
     _is_summary,
     _spread,
+    _supported,
     align_units,
     merge_passages,
     passage_kind,
@@ -369,6 +370,20 @@ def _topic_sentences() -> list[str]:
             f"Maps of the {a} record each {d} together with the {b} and the {c} nearby.",
         ]
     return sentences
+
+
+def test_one_long_unit_is_supported_by_the_units_it_merged_when_alike_together():
+    # Query unit 0 (a copy whose edits ran its sentences together) seeds source units 3-5,
+    # each loosely; joined they are alike.
+    seeds = (Seed(0, 3, 0.45, 0.4), Seed(0, 4, 0.42, 0.4), Seed(0, 5, 0.36, 0.35))
+    merged = Fragment((0, 0), (3, 5), 0.7, seeds)
+    assert _supported(merged, 0.55, 0.6)
+    assert not _supported(merged._replace(similarity=0.5), 0.55, 0.6)
+    assert not _supported(merged, 0.55, None)
+    # one unit on each side needs the single seed's cosine, whatever the fragment's
+    single = Fragment((0, 0), (3, 3), 0.7, seeds[:1])
+    assert not _supported(single, 0.55, 0.6)
+    assert _supported(single, 0.45, 0.6)
 
 
 def test_a_summary_of_a_long_span_is_found_in_summary_mode():
