@@ -146,6 +146,9 @@ class DetectorConfig:
             mostly text that pages share, headings, addresses, quotations, not more copying).
         border_slack: a disguised passage moves a word-exact border of a Low-IDF-Sig passage
             it overlaps only when it reaches further by at least this many characters.
+        join_units: passages of one source that follow each other on both sides at most
+            this many whole units apart on each, not both verbatim, are joined into one
+            (:func:`detection.disguise.join_neighbours`; None: never).
     """
 
     chain_length: int = 1
@@ -219,6 +222,7 @@ class DetectorConfig:
     apart_units: int = 2
     apart_cosine: float = 0.5
     border_slack: int = 50
+    join_units: int | None = 6
     min_latin_terms: int = 25
 
     def __post_init__(self) -> None:

@@ -12,7 +12,14 @@ import numpy as np
 
 from detection.align import Alignment, align
 from detection.config import DEFAULT_CONFIG, DetectorConfig
-from detection.disguise import align_many, exact_kinds, merge_passages, not_tiny, synonyms_of
+from detection.disguise import (
+    align_many,
+    exact_kinds,
+    join_neighbours,
+    merge_passages,
+    not_tiny,
+    synonyms_of,
+)
 from detection.errors import DetectionError
 from detection.features import FeatureModel, feature_model
 from detection.idf import load_idf_model
@@ -429,6 +436,8 @@ def detect_with_sources(
         merged = merge_passages(exact, aligned, verbatim, config.border_slack, pieces)
         if verbatim:
             merged = [p for p in merged if not_tiny(p, query_view, least)]
+        if config.join_units is not None:
+            merged = join_neighbours(merged, units, sources.units(document), config.join_units)
         passages.extend(merged)
     return sorted(passages, key=lambda p: (p.start, p.end, p.source, p.source_start))
 

@@ -21,12 +21,14 @@ extended into fragments with gaps that adapt to the pair (:mod:`detection.extens
   ``verbatim_ratio``) is ``verbatim``, a passage of summary mode ``summary``, any other
   ``edited``; its score is the cosine of its joined fragments.
 
-:func:`merge_passages` combines these passages with the Low-IDF-Sig ones of the same source.
+:func:`merge_passages` combines these passages with the Low-IDF-Sig ones of the same source,
+and :func:`join_neighbours` joins the pieces of one copy that follow each other closely.
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -53,8 +55,8 @@ from detection.seeding import (
 )
 
 __all__ = [
-    "align_units", "align_many", "exact_kinds", "merge_passages", "not_tiny", "passage_kind",
-    "synonyms_of", "summary_evidence", "weigh_summaries",
+    "align_units", "align_many", "exact_kinds", "join_neighbours", "merge_passages", "not_tiny",
+    "passage_kind", "reached", "synonyms_of", "summary_evidence", "weigh_summaries",
 ]  # fmt: skip
 
 
@@ -635,3 +637,55 @@ def merge_passages(
         else:
             kept.extend(inside)
     return sorted([*fixed, *kept], key=lambda p: (p.start, p.end, p.source, p.source_start))
+
+
+def _units_between(units: Units, end: int, start: int) -> int:
+    """How many of ``units`` lie wholly between characters ``end`` and ``start``."""
+    first = bisect_left([span[0] for span in units.spans], end)
+    last = bisect_right([span[1] for span in units.spans], start)
+    return max(0, last - first)
+
+
+def join_neighbours(
+    passages: Sequence[Passage], query: Units, source: Units, gap: int
+) -> list[Passage]:
+    """The passages of one source with each joined to the next when it follows on both
+    sides, at most ``gap`` whole units further on each (the gap of extension) and not both
+    verbatim: the pieces of one copy that seeds missed the middle of, that validation split,
+    or that the exact and the disguised stage found apart (a translation's verbatim sentence
+    beside its paraphrased rest). Two verbatim passages keep their exact borders; the text
+    between them was not copied word for word. A joined passage's score is its pieces'
+    length-weighted mean; its kind theirs when they agree, else a summary when one is, else
+    edited."""
+    joined: list[Passage] = []
+    for passage in sorted(passages, key=lambda p: (p.start, p.end)):
+        if joined and _neighbours(joined[-1], passage, query, source, gap):
+            last = joined[-1]
+            kinds = {last.kind, passage.kind}
+            kind: PassageKind = (
+                last.kind if len(kinds) == 1 else "summary" if "summary" in kinds else "edited"
+            )
+            weights = (last.end - last.start, passage.end - passage.start)
+            score = (last.score * weights[0] + passage.score * weights[1]) / sum(weights)
+            joined[-1] = replace(
+                last,
+                end=passage.end,
+                source_start=min(last.source_start, passage.source_start),
+                source_end=passage.source_end,
+                score=score,
+                kind=kind,
+            )
+        else:
+            joined.append(passage)
+    return joined
+
+
+def _neighbours(a: Passage, b: Passage, query: Units, source: Units, gap: int) -> bool:
+    return (
+        not a.kind == b.kind == "verbatim"
+        and a.end <= b.start
+        and a.source_start <= b.source_start
+        and a.source_end < b.source_end
+        and _units_between(query, a.end, b.start) <= gap
+        and _units_between(source, a.source_end, b.source_start) <= gap
+    )

@@ -28,6 +28,7 @@ from detection.disguise import (
     _spread,
     _supported,
     align_units,
+    join_neighbours,
     merge_passages,
     passage_kind,
     reached,
@@ -579,6 +580,32 @@ def test_a_summary_in_a_verbatim_pair_takes_in_the_verbatim_passages_it_holds():
     apart = Passage(0, 2000, 2300, 900, 1200, 1.0, "verbatim")
     summary = Passage(0, 100, 600, 0, 3000, 0.5, "summary")
     assert merge_passages([copied, apart], [summary], True, 50) == [summary, apart]
+
+
+def _ten_char_units(count: int) -> Units:
+    return Units(tuple((10 * k, 10 * k + 9) for k in range(count)), ((),) * count)
+
+
+def test_pieces_of_one_copy_close_on_both_sides_are_joined():
+    query, source = _ten_char_units(40), _ten_char_units(40)
+    # an edited piece, two query units and one source unit skipped, then a verbatim piece
+    first = Passage(3, 0, 49, 100, 149, 0.5, "edited")
+    second = Passage(3, 70, 99, 160, 189, 1.0, "verbatim")
+    [joined] = join_neighbours([second, first], query, source, 2)
+    assert (joined.start, joined.end, joined.source_start, joined.source_end) == (0, 99, 100, 189)
+    assert joined.kind == "edited"
+    assert joined.score == pytest.approx((0.5 * 49 + 1.0 * 29) / 78)
+    # more units between them than the gap: apart
+    assert join_neighbours([first, second], query, source, 1) == [first, second]
+    # two verbatim passages keep their exact borders
+    verbatim = replace(first, kind="verbatim")
+    assert join_neighbours([verbatim, second], query, source, 2) == [verbatim, second]
+    # out of order on the source side: two copies from two places, not one
+    before = replace(second, source_start=40, source_end=69)
+    assert join_neighbours([first, before], query, source, 2) == [first, before]
+    # a summary and its verbatim sentence make a summary
+    summary = replace(first, kind="summary")
+    assert join_neighbours([summary, second], query, source, 2)[0].kind == "summary"
 
 
 def test_the_app_function_gives_the_passages_of_compare():
