@@ -146,6 +146,9 @@ class DetectorConfig:
             mostly text that pages share, headings, addresses, quotations, not more copying).
         border_slack: a disguised passage moves a word-exact border of a Low-IDF-Sig passage
             it overlaps only when it reaches further by at least this many characters.
+        repeat_share: of passages of one source whose source sides overlap by at least this
+            share of the weaker one's, only the strongest (score times query length) stays
+            (:func:`detection.disguise.copied_once`: text the query repeats; None: all).
         join_units: passages of one source that follow each other on both sides at most
             this many whole units apart on each, not both verbatim, are joined into one
             (:func:`detection.disguise.join_neighbours`; None: never).
@@ -222,6 +225,7 @@ class DetectorConfig:
     apart_units: int = 2
     apart_cosine: float = 0.5
     border_slack: int = 50
+    repeat_share: float | None = 0.5
     join_units: int | None = 6
     min_latin_terms: int = 25
 

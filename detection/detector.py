@@ -14,6 +14,7 @@ from detection.align import Alignment, align
 from detection.config import DEFAULT_CONFIG, DetectorConfig
 from detection.disguise import (
     align_many,
+    copied_once,
     exact_kinds,
     join_neighbours,
     merge_passages,
@@ -436,6 +437,8 @@ def detect_with_sources(
         merged = merge_passages(exact, aligned, verbatim, config.border_slack, pieces)
         if verbatim:
             merged = [p for p in merged if not_tiny(p, query_view, least)]
+        if config.repeat_share is not None:
+            merged = copied_once(merged, config.repeat_share)
         if config.join_units is not None:
             merged = join_neighbours(merged, units, sources.units(document), config.join_units)
         passages.extend(merged)

@@ -55,8 +55,9 @@ from detection.seeding import (
 )
 
 __all__ = [
-    "align_units", "align_many", "exact_kinds", "join_neighbours", "merge_passages", "not_tiny",
-    "passage_kind", "reached", "synonyms_of", "summary_evidence", "weigh_summaries",
+    "align_units", "align_many", "copied_once", "exact_kinds", "join_neighbours",
+    "merge_passages", "not_tiny", "passage_kind", "reached", "synonyms_of", "summary_evidence",
+    "weigh_summaries",
 ]  # fmt: skip
 
 
@@ -637,6 +638,24 @@ def merge_passages(
         else:
             kept.extend(inside)
     return sorted([*fixed, *kept], key=lambda p: (p.start, p.end, p.source, p.source_start))
+
+
+def copied_once(passages: Sequence[Passage], share: float) -> list[Passage]:
+    """The passages of one source without those whose source side lies, for at least
+    ``share`` of it, in the source side of a stronger one (score times query length): a
+    source passage is copied into a document once, and where several passages of the query
+    align to the same source text, the best aligned is the copy and the others are text the
+    query repeats (a page template, a header or footer on every page, a sentence reused)."""
+    kept: list[Passage] = []
+    for passage in sorted(passages, key=lambda p: (-p.score * (p.end - p.start), p.start)):
+        own = passage.source_end - passage.source_start
+        if all(
+            min(passage.source_end, k.source_end) - max(passage.source_start, k.source_start)
+            < share * own
+            for k in kept
+        ):
+            kept.append(passage)
+    return sorted(kept, key=lambda p: (p.start, p.end))
 
 
 def _units_between(units: Units, end: int, start: int) -> int:

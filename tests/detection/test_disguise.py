@@ -28,6 +28,7 @@ from detection.disguise import (
     _spread,
     _supported,
     align_units,
+    copied_once,
     join_neighbours,
     merge_passages,
     passage_kind,
@@ -606,6 +607,20 @@ def test_pieces_of_one_copy_close_on_both_sides_are_joined():
     # a summary and its verbatim sentence make a summary
     summary = replace(first, kind="summary")
     assert join_neighbours([summary, second], query, source, 2)[0].kind == "summary"
+
+
+def test_source_text_matched_several_times_is_copied_once():
+    # A footer (source 100..200) recurs on three pages of the query; the copy is elsewhere.
+    copy = Passage(3, 0, 400, 300, 700, 0.8, "edited")
+    footers = [Passage(3, start, start + 100, 100, 200, score, "verbatim") for start, score in
+               ((500, 0.9), (900, 1.0), (1300, 0.7))]  # fmt: skip
+    shifted = Passage(3, 1700, 1760, 150, 210, 1.0, "verbatim")  # half its source side shared
+    kept = copied_once([copy, *footers, shifted], 0.5)
+    # the strongest footer (score times query length) stays, and the copy, whose source
+    # side no stronger passage shares
+    assert kept == [copy, footers[1]]
+    # sharing less than the share of its own source side: a passage of its own
+    assert copied_once([footers[1], shifted], 0.9) == [footers[1], shifted]
 
 
 def test_the_app_function_gives_the_passages_of_compare():
