@@ -439,7 +439,7 @@ def detect_with_sources(
             merged = [p for p in merged if not_tiny(p, query_view, least)]
         if config.repeat_share is not None:
             merged = copied_once(merged, config.repeat_share)
-        if config.join_units is not None:
+        if config.join_units is not None and len(merged) > 1:
             merged = join_neighbours(merged, units, sources.units(document), config.join_units)
         passages.extend(merged)
     return sorted(passages, key=lambda p: (p.start, p.end, p.source, p.source_start))

@@ -658,27 +658,36 @@ def copied_once(passages: Sequence[Passage], share: float) -> list[Passage]:
     return sorted(kept, key=lambda p: (p.start, p.end))
 
 
-def _units_between(units: Units, end: int, start: int) -> int:
-    """How many of ``units`` lie wholly between characters ``end`` and ``start``."""
-    first = bisect_left([span[0] for span in units.spans], end)
-    last = bisect_right([span[1] for span in units.spans], start)
-    return max(0, last - first)
+class _Borders:
+    """Where the units of a text start and end, for counting the units between two
+    passages."""
+
+    def __init__(self, units: Units) -> None:
+        self.starts = [span[0] for span in units.spans]
+        self.ends = [span[1] for span in units.spans]
+
+    def between(self, end: int, start: int) -> int:
+        """How many units lie wholly between characters ``end`` and ``start``."""
+        return max(0, bisect_right(self.ends, start) - bisect_left(self.starts, end))
 
 
 def join_neighbours(
     passages: Sequence[Passage], query: Units, source: Units, gap: int
 ) -> list[Passage]:
     """The passages of one source with each joined to the next when it follows on both
-    sides, at most ``gap`` whole units further on each (the gap of extension) and not both
-    verbatim: the pieces of one copy that seeds missed the middle of, that validation split,
-    or that the exact and the disguised stage found apart (a translation's verbatim sentence
-    beside its paraphrased rest). Two verbatim passages keep their exact borders; the text
-    between them was not copied word for word. A joined passage's score is its pieces'
+    sides, at most ``gap`` whole units further on each and not both verbatim: the pieces of
+    one copy that seeds missed the middle of, that validation split, or that the exact and
+    the disguised stage found apart (a translation's verbatim sentence beside its
+    paraphrased rest). Two verbatim passages keep their exact borders; the text between
+    them was not copied word for word. A joined passage's score is its pieces'
     length-weighted mean; its kind theirs when they agree, else a summary when one is, else
     edited."""
+    if len(passages) < 2:
+        return list(passages)
+    borders = _Borders(query), _Borders(source)
     joined: list[Passage] = []
     for passage in sorted(passages, key=lambda p: (p.start, p.end)):
-        if joined and _neighbours(joined[-1], passage, query, source, gap):
+        if joined and _neighbours(joined[-1], passage, borders, gap):
             last = joined[-1]
             kinds = {last.kind, passage.kind}
             kind: PassageKind = (
@@ -699,12 +708,13 @@ def join_neighbours(
     return joined
 
 
-def _neighbours(a: Passage, b: Passage, query: Units, source: Units, gap: int) -> bool:
+def _neighbours(a: Passage, b: Passage, borders: tuple[_Borders, _Borders], gap: int) -> bool:
+    query, source = borders
     return (
         not a.kind == b.kind == "verbatim"
         and a.end <= b.start
         and a.source_start <= b.source_start
         and a.source_end < b.source_end
-        and _units_between(query, a.end, b.start) <= gap
-        and _units_between(source, a.source_end, b.source_start) <= gap
+        and query.between(a.end, b.start) <= gap
+        and source.between(a.source_end, b.source_start) <= gap
     )
