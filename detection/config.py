@@ -146,9 +146,10 @@ class DetectorConfig:
             mostly text that pages share, headings, addresses, quotations, not more copying).
         border_slack: a disguised passage moves a word-exact border of a Low-IDF-Sig passage
             it overlaps only when it reaches further by at least this many characters.
-        repeat_share: of passages of one source whose source sides overlap by at least this
-            share of the weaker one's, only the strongest (score times query length) stays
-            (:func:`detection.disguise.copied_once`: text the query repeats; None: all).
+        repeat_share: an edited or summary passage whose source side lies, for at least this
+            share of it, in the source side of a stronger passage of the same source (score
+            times query length) is dropped (:func:`detection.disguise.copied_once`: text
+            that restates a copy; verbatim repeats stay; None: all stay).
         join_units: passages of one source that follow each other on both sides at most
             this many whole units apart on each, not both verbatim, are joined into one
             (:func:`detection.disguise.join_neighbours`; None: never).

@@ -641,15 +641,16 @@ def merge_passages(
 
 
 def copied_once(passages: Sequence[Passage], share: float) -> list[Passage]:
-    """The passages of one source without those whose source side lies, for at least
-    ``share`` of it, in the source side of a stronger one (score times query length): a
-    source passage is copied into a document once, and where several passages of the query
-    align to the same source text, the best aligned is the copy and the others are text the
-    query repeats (a page template, a header or footer on every page, a sentence reused)."""
+    """The passages of one source without the edited and summary ones whose source side
+    lies, for at least ``share`` of it, in the source side of a stronger passage (score
+    times query length): where other query text aligns loosely to source text a stronger
+    passage already copies, it restates what the document copied once (an introduction's
+    copy echoed in a conclusion, text near a copy on the same subject), not a second copy.
+    A verbatim repeat is a second copy and stays (a paragraph pasted twice)."""
     kept: list[Passage] = []
     for passage in sorted(passages, key=lambda p: (-p.score * (p.end - p.start), p.start)):
         own = passage.source_end - passage.source_start
-        if all(
+        if passage.kind == "verbatim" or all(
             min(passage.source_end, k.source_end) - max(passage.source_start, k.source_start)
             < share * own
             for k in kept

@@ -609,18 +609,19 @@ def test_pieces_of_one_copy_close_on_both_sides_are_joined():
     assert join_neighbours([summary, second], query, source, 2)[0].kind == "summary"
 
 
-def test_source_text_matched_several_times_is_copied_once():
-    # A footer (source 100..200) recurs on three pages of the query; the copy is elsewhere.
-    copy = Passage(3, 0, 400, 300, 700, 0.8, "edited")
-    footers = [Passage(3, start, start + 100, 100, 200, score, "verbatim") for start, score in
-               ((500, 0.9), (900, 1.0), (1300, 0.7))]  # fmt: skip
-    shifted = Passage(3, 1700, 1760, 150, 210, 1.0, "verbatim")  # half its source side shared
-    kept = copied_once([copy, *footers, shifted], 0.5)
-    # the strongest footer (score times query length) stays, and the copy, whose source
-    # side no stronger passage shares
-    assert kept == [copy, footers[1]]
+def test_loose_restatements_of_a_copied_source_passage_are_dropped_verbatim_repeats_stay():
+    # A paraphrase of source 100..300; later query text aligns loosely to parts of it.
+    copy = Passage(3, 0, 400, 100, 300, 0.8, "edited")
+    echoes = [
+        Passage(3, 900, 1000, 120, 220, 0.4, "edited"),
+        Passage(3, 1300, 1500, 150, 320, 0.5, "summary"),  # 150 of its 170 inside
+    ]
+    repeat = Passage(3, 2000, 2150, 100, 250, 1.0, "verbatim")  # pasted a second time
+    elsewhere = Passage(3, 2500, 2600, 600, 700, 0.4, "edited")
+    kept = copied_once([copy, *echoes, repeat, elsewhere], 0.5)
+    assert kept == [copy, repeat, elsewhere]
     # sharing less than the share of its own source side: a passage of its own
-    assert copied_once([footers[1], shifted], 0.9) == [footers[1], shifted]
+    assert copied_once([copy, echoes[1]], 0.9) == [copy, echoes[1]]
 
 
 def test_the_app_function_gives_the_passages_of_compare():
