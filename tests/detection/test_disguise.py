@@ -388,17 +388,21 @@ def test_one_long_unit_is_supported_by_the_units_it_merged_when_alike_together()
     assert _supported(single, 0.45, 0.6)
 
 
+# One sentence for each topic of _topic_sentences(): a summary of the whole source.
+TOPIC_SUMMARY = (
+    "Volcano regions show lava and crater formations near each eruption. "
+    "Glacier valleys hold ice and moraine that melt. "
+    "Desert dunes of sand surround an oasis with camels. "
+    "Forest oak canopy shelters fungus and deer. "
+    "Reef coral and fish live in a lagoon with the tide. "
+    "Prairie grass feeds bison until wind and fire come.\n"
+)
+
+
 def test_a_summary_of_a_long_span_is_found_in_summary_mode():
     sentences = _topic_sentences()
     source = " ".join(sentences) + "\n"
-    summary = (
-        "Volcano regions show lava and crater formations near each eruption. "
-        "Glacier valleys hold ice and moraine that melt. "
-        "Desert dunes of sand surround an oasis with camels. "
-        "Forest oak canopy shelters fungus and deer. "
-        "Reef coral and fish live in a lagoon with the tide. "
-        "Prairie grass feeds bison until wind and fire come.\n"
-    )
+    summary = TOPIC_SUMMARY
     query = UNRELATED + summary + FOREIGN
     units = query_units(query, DEFAULT_CONFIG)
     passages = align_units(7, units, query_units(source, DEFAULT_CONFIG), DEFAULT_CONFIG)
@@ -425,14 +429,7 @@ def test_a_summary_reaches_past_its_outermost_sources_by_their_mean_spacing():
 def test_a_summary_of_a_long_span_reaches_further_than_its_seeds():
     # The condensed stretch (24 sentences) lies between ten unrelated ones on each side.
     source = 2 * ORIGINAL + " ".join(_topic_sentences()) + "\n" + 2 * ORIGINAL
-    summary = (
-        "Volcano regions show lava and crater formations near each eruption. "
-        "Glacier valleys hold ice and moraine that melt. "
-        "Desert dunes of sand surround an oasis with camels. "
-        "Forest oak canopy shelters fungus and deer. "
-        "Reef coral and fish live in a lagoon with the tide. "
-        "Prairie grass feeds bison until wind and fire come.\n"
-    )
+    summary = TOPIC_SUMMARY
     units = query_units(UNRELATED + summary + FOREIGN, DEFAULT_CONFIG)
     source_units = query_units(source, DEFAULT_CONFIG)
     [near] = align_units(7, units, source_units, replace(DEFAULT_CONFIG, summary_reach=False))
