@@ -84,9 +84,12 @@ def _fragments(
 def _long_enough(fragment: Fragment, query: Units, source: Units, least: int) -> bool:
     """Whether both sides hold at least ``least`` terms (terms, not characters: a Chinese
     character carries more than a Latin one)."""
-    q = sum(len(query.terms[i]) for i in range(fragment.query[0], fragment.query[1] + 1))
-    s = sum(len(source.terms[i]) for i in range(fragment.source[0], fragment.source[1] + 1))
-    return q >= least and s >= least
+    terms = _term_count(query, fragment.query), _term_count(source, fragment.source)
+    return min(terms) >= least
+
+
+def _term_count(units: Units, span: tuple[int, int]) -> int:
+    return sum(len(units.terms[i]) for i in range(span[0], span[1] + 1))
 
 
 def _supported(fragment: Fragment, single_cosine: float, joined_cosine: float | None) -> bool:
@@ -147,16 +150,18 @@ def _joined(fragments: Sequence[Fragment], gap: int, space: PairSpace) -> list[F
     for fragment in sorted(fragments):
         last = joined[-1] if joined else None
         if last is not None and fragment.query[0] - last.query[1] - 1 <= gap:
-            query = (last.query[0], max(last.query[1], fragment.query[1]))
-            source = (
-                min(last.source[0], fragment.source[0]),
-                max(last.source[1], fragment.source[1]),
-            )
-            seeds = last.seeds + fragment.seeds
-            joined[-1] = Fragment(query, source, space.fragment_cosine(query, source), seeds)
+            joined[-1] = _covering([last, fragment], space)
         else:
             joined.append(fragment)
     return joined
+
+
+def _covering(fragments: Sequence[Fragment], space: PairSpace) -> Fragment:
+    """One fragment over the query and source units of ``fragments``, with all their seeds."""
+    query = (min(f.query[0] for f in fragments), max(f.query[1] for f in fragments))
+    source = (min(f.source[0] for f in fragments), max(f.source[1] for f in fragments))
+    seeds = tuple(seed for f in fragments for seed in f.seeds)
+    return Fragment(query, source, space.fragment_cosine(query, source), seeds)
 
 
 def _summary_fragments(
@@ -259,7 +264,7 @@ def summary_evidence(
         len(best) / (last - first + 1),
         len(fragment.seeds) / len(best),
         fragment.similarity,
-        math.log(max(1, len(_terms(query, fragment.query)))),
+        math.log(max(1, _term_count(query, fragment.query))),
     )
 
 
@@ -437,11 +442,7 @@ def _gathered(
         inside = [f for f in found if first <= f.query[0] and f.query[1] <= last]
         if len(inside) < 2:
             continue
-        query = (min(f.query[0] for f in inside), max(f.query[1] for f in inside))
-        source = (min(f.source[0] for f in inside), max(f.source[1] for f in inside))
-        seeds = tuple(seed for f in inside for seed in f.seeds)
-        joined = Fragment(query, source, space.fragment_cosine(query, source), seeds)
-        found = sorted([f for f in found if f not in inside] + [joined])
+        found = sorted([f for f in found if f not in inside] + [_covering(inside, space)])
     return found
 
 
