@@ -153,6 +153,12 @@ class DetectorConfig:
         join_units: passages of one source that follow each other on both sides at most
             this many whole units apart on each, not both verbatim, are joined into one
             (:func:`detection.disguise.join_neighbours`; None: never).
+        border_reach / border_grow / border_shrink: an edited passage's query borders move
+            to word level (:func:`detection.borders.word_borders`): within the edge unit
+            and the next one out, to where the words best match the terms of the source
+            units around the source border (border_reach units inside it, one outside),
+            +1 per matched term, -1 per other; a border moves out for a gain of at least
+            border_grow, in for one of at least border_shrink (None: unit borders).
     """
 
     chain_length: int = 1
@@ -228,6 +234,9 @@ class DetectorConfig:
     border_slack: int = 50
     repeat_share: float | None = 0.5
     join_units: int | None = 6
+    border_reach: int | None = 3
+    border_grow: float = 2.0
+    border_shrink: float = 6.0
     min_latin_terms: int = 25
 
     def __post_init__(self) -> None:

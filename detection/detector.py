@@ -11,6 +11,7 @@ from typing import Protocol
 import numpy as np
 
 from detection.align import Alignment, align
+from detection.borders import word_borders
 from detection.config import DEFAULT_CONFIG, DetectorConfig
 from detection.disguise import (
     align_many,
@@ -441,6 +442,16 @@ def detect_with_sources(
             merged = copied_once(merged, config.repeat_share)
         if config.join_units is not None and len(merged) > 1:
             merged = join_neighbours(merged, units, sources.units(document), config.join_units)
+        if config.border_reach is not None:
+            merged = word_borders(
+                merged,
+                query_view,
+                units,
+                sources.units(document),
+                reach=config.border_reach,
+                grow=config.border_grow,
+                shrink=config.border_shrink,
+            )
         passages.extend(merged)
     return sorted(passages, key=lambda p: (p.start, p.end, p.source, p.source_start))
 
