@@ -12,16 +12,19 @@ the far end of that stretch (a maximum-sum suffix or prefix).
 
 It moves only for a clear gain: ``grow`` to take in more words (a run of words the source
 holds, by at least that many more matched than unmatched terms), ``shrink`` to give words
-up (a random edit leaves copied words unmatched in a row, so giving them up needs more
-proof). Verbatim passages keep their word-exact borders; a summary's words are not the
-source's. Only the query side moves: on the source side the same rule found no more than
-the units already give (docs/detection.md).
+up, and then matched against the terms of the passage's whole source side (a random edit
+leaves copied words unmatched in a row, and a copy of two source pieces in swapped order
+starts with the later one, so giving words up needs more proof). Verbatim passages keep
+their word-exact borders; a summary's words are not the source's. Only the query side
+moves: on the source side the same rule found no more than the units already give
+(docs/detection.md).
 """
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -36,6 +39,9 @@ __all__ = ["word_borders"]
 class _Margins(NamedTuple):
     grow: float
     shrink: float
+
+
+_Finder = Callable[[WordView, tuple[int, int], set[str], int, _Margins], int]
 
 
 def word_borders(
@@ -68,12 +74,31 @@ def word_borders(
         head = _terms_of(source, source_first - 1, source_first + reach)
         tail = _terms_of(source, source_last - reach, source_last + 1)
         spans = query_units.spans
+        whole = _terms_of(source, source_first - 1, source_last + 1)
         region = spans[max(0, first - 1)][0], min(passage.end, spans[first][1])
-        start = _start(query, region, head, passage.start, margins)
+        start = _moved(_start, query, region, (head, whole), passage.start, margins)
         region = max(passage.start, spans[last][0]), spans[min(len(spans) - 1, last + 1)][1]
-        end = _end(query, region, tail, passage.end, margins)
+        end = _moved(_end, query, region, (tail, whole), passage.end, margins)
         moved.append(replace(passage, start=start, end=end) if start < end else passage)
     return moved
+
+
+def _moved(
+    border: _Finder,
+    view: WordView,
+    region: tuple[int, int],
+    wanted: tuple[set[str], set[str]],
+    current: int,
+    margins: _Margins,
+) -> int:
+    """A border grown by the terms near the source border (``wanted[0]``), else shrunk by
+    those of the whole source side (``wanted[1]``): words are given up only when nothing
+    the passage copies holds them (a copy of two source pieces in swapped order starts with
+    the later piece)."""
+    grown = border(view, region, wanted[0], current, _Margins(margins.grow, math.inf))
+    if grown != current:
+        return grown
+    return border(view, region, wanted[1], current, _Margins(math.inf, margins.shrink))
 
 
 def _unit_at(starts: Sequence[int], position: int) -> int:

@@ -69,6 +69,34 @@ def test_a_few_unmatched_words_are_not_proof_enough_to_shrink() -> None:
     assert (found.start, found.end) == (0, len(text))
 
 
+def test_a_copy_in_swapped_order_keeps_its_start() -> None:
+    # The query copies the source's last sentence first: words unlike those around the
+    # source start, but copied from the passage's source side all the same.
+    source = (
+        SOURCE + " Engineers monitor the dams every spring. Tourists photograph icebergs "
+        "calving into the fjord. Scientists measure remaining ice thickness with airborne radar "
+        "pulses each winter."
+    )
+    text = (
+        "Scientists measure remaining ice thickness with airborne radar pulses each winter. "
+        + HEAD
+        + MIDDLE
+        + TAIL
+        + "."
+    )
+    passage = Passage(0, 0, len(text), 0, len(source), 0.6, "edited")
+    (found,) = word_borders(
+        [passage],
+        word_view(text),
+        text_units(text, min_terms=3),
+        text_units(source, min_terms=3),
+        reach=3,
+        grow=2.0,
+        shrink=6.0,
+    )
+    assert (found.start, found.end) == (0, len(text))
+
+
 def test_verbatim_and_summary_passages_keep_their_borders() -> None:
     for kind in ("verbatim", "summary"):
         passage = replace(_edited(0, len(QUERY)), kind=kind)
