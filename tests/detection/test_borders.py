@@ -30,12 +30,12 @@ COPY_START = len(OWN_HEAD)
 COPY_END = len(OWN_HEAD + HEAD + MIDDLE + TAIL)
 
 
-def _borders(passage: Passage, text: str = QUERY) -> Passage:
+def _borders(passage: Passage, text: str = QUERY, source: str = SOURCE) -> Passage:
     (moved,) = word_borders(
         [passage],
         word_view(text),
         text_units(text, min_terms=3),
-        text_units(SOURCE, min_terms=3),
+        text_units(source, min_terms=3),
         reach=3,
         grow=2.0,
         shrink=6.0,
@@ -84,16 +84,7 @@ def test_a_copy_in_swapped_order_keeps_its_start() -> None:
         + TAIL
         + "."
     )
-    passage = Passage(0, 0, len(text), 0, len(source), 0.6, "edited")
-    (found,) = word_borders(
-        [passage],
-        word_view(text),
-        text_units(text, min_terms=3),
-        text_units(source, min_terms=3),
-        reach=3,
-        grow=2.0,
-        shrink=6.0,
-    )
+    found = _borders(Passage(0, 0, len(text), 0, len(source), 0.6, "edited"), text, source)
     assert (found.start, found.end) == (0, len(text))
 
 
