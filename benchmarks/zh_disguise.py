@@ -21,7 +21,10 @@ folder each, seeded RNG, offsets of the truth recomputed after every edit):
 - ``01-no-plagiarism``: the host article paired with an unrelated source.
 
 The held-out Chinese sets are built differently: use this set to find what the method
-misses, not to fit thresholds to it.
+misses, not to fit thresholds to it. The replacements are Cilin synonyms, the thesaurus the
+detector folds with; ``--thesaurus related`` draws them from the other synonym groups of a
+word's Cilin fine class instead, words the detector does not fold, to show how much the
+figures owe to generator and detector sharing one thesaurus.
 """
 
 from __future__ import annotations
@@ -45,11 +48,24 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 _PER_KIND = 40
 
 
-def _synonyms() -> dict[str, list[str]]:
-    """Word → the other members of its Cilin synonym group."""
+def _synonyms(thesaurus: str = "cilin") -> dict[str, list[str]]:
+    """Word → the words that may replace it: the other members of its Cilin synonym group
+    (``cilin``), or (``related``) the words of the other synonym groups of its Cilin fine
+    class (the first five characters of the code), near words the detector's folding keeps
+    apart: a stand-in for a writer, or a held-out set, using another thesaurus."""
     groups: dict[str, list[str]] = {}
     for word, code in cilin_groups().items():
         groups.setdefault(code, []).append(word)
+    if thesaurus == "related":
+        classes: dict[str, list[str]] = {}
+        for code in groups:
+            classes.setdefault(code[:5], []).append(code)
+        return {
+            w: [o for other in classes[code[:5]] if other != code for o in groups[other]]
+            for code, members in groups.items()
+            if len(classes[code[:5]]) > 1
+            for w in members
+        }
     return {
         w: [o for o in members if o != w]
         for members in groups.values()
@@ -135,14 +151,14 @@ def _feature(offset: int, length: int, source: str, source_span: tuple[int, int]
     )
 
 
-def build(data: Path, out: Path, seed: int) -> None:
-    """Write the set into ``out`` (replaced)."""
+def build(data: Path, out: Path, seed: int, thesaurus: str = "cilin") -> None:
+    """Write the set into ``out`` (replaced); ``thesaurus``: see :func:`_synonyms`."""
     shutil.rmtree(out, ignore_errors=True)
     (out / "susp").mkdir(parents=True)
     shutil.copytree(data / "src", out / "src")
     names = sorted(p.name for p in (data / "src").iterdir())
     texts = {n: read_text(data / "src" / n) for n in names}
-    synonyms = _synonyms()
+    synonyms = _synonyms(thesaurus)
     to_traditional = OpenCC("s2t")
     kinds: dict[str, Callable[[str, random.Random], str] | None] = {
         "01-no-plagiarism": None,
@@ -189,8 +205,15 @@ def main() -> None:
     parser.add_argument("data", type=Path, help="zh-reuse-dev (its src/ prose is used)")
     parser.add_argument("out", type=Path)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--thesaurus",
+        choices=("cilin", "related"),
+        default="cilin",
+        help="replacement words: Cilin synonyms (what the detector folds) or related words "
+        "of the same Cilin fine class (what it does not)",
+    )
     arguments = parser.parse_args()
-    build(arguments.data, arguments.out, arguments.seed)
+    build(arguments.data, arguments.out, arguments.seed, arguments.thesaurus)
     print("written", arguments.out)
 
 
