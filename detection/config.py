@@ -121,6 +121,9 @@ class DetectorConfig:
             by ``python -m benchmarks.summary_model``), reaches summary_belief (a paraphrase
             read in order also condenses a little when weak seeds of topical neighbours
             widen its source side). None: no model.
+        summary_closest: where summaries of several sources claim one stretch of the query,
+            only the closest keeps it (:func:`detection.disguise.closest_summaries`: a
+            summary retells one text; False: all stay).
         summary_reach: a summary fragment's source side is widened at each end by the
             span of its source units over the number of source units its sentences draw
             on, less one (:func:`detection.disguise.reached`: the sentences a summary draws
@@ -223,6 +226,7 @@ class DetectorConfig:
     )
     summary_belief: float = 0.2
     summary_reach: bool = True
+    summary_closest: bool = True
     min_fragment_terms: int = 12
     edge_cosine: float | None = 0.15
     single_cosine: float = 0.55

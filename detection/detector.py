@@ -15,6 +15,7 @@ from detection.borders import word_borders
 from detection.config import DEFAULT_CONFIG, DetectorConfig
 from detection.disguise import (
     align_many,
+    closest_summaries,
     copied_once,
     exact_kinds,
     join_neighbours,
@@ -390,7 +391,8 @@ def detect_with_sources(
     config: DetectorConfig = DEFAULT_CONFIG,
 ) -> list[Passage]:
     """:func:`detect_refined` with a reusable :class:`SourceViews`; ``within``: only these
-    sources are looked at (every step is per source, so their passages are the same)."""
+    sources are looked at (every step is per source, so their passages are the same, but
+    for summaries: those of the sources looked at compete, ``summary_closest``)."""
     by_document, match = _matched(analysis, index, exclude, config)
     # before ``within``: as in the app
     ranked = _candidates(by_document, match.shared_features, config, match.shared_weights)
@@ -453,6 +455,8 @@ def detect_with_sources(
                 shrink=config.border_shrink,
             )
         passages.extend(merged)
+    if config.summary_closest:
+        passages = closest_summaries(passages)  # across sources: the only such step
     return sorted(passages, key=lambda p: (p.start, p.end, p.source, p.source_start))
 
 

@@ -55,9 +55,9 @@ from detection.seeding import (
 )
 
 __all__ = [
-    "align_units", "align_many", "copied_once", "exact_kinds", "join_neighbours",
-    "merge_passages", "not_tiny", "passage_kind", "reached", "synonyms_of", "summary_evidence",
-    "weigh_summaries",
+    "align_units", "align_many", "closest_summaries", "copied_once", "exact_kinds",
+    "join_neighbours", "merge_passages", "not_tiny", "passage_kind", "reached", "synonyms_of",
+    "summary_evidence", "weigh_summaries",
 ]  # fmt: skip
 
 
@@ -658,6 +658,27 @@ def copied_once(passages: Sequence[Passage], share: float) -> list[Passage]:
         ):
             kept.append(passage)
     return sorted(kept, key=lambda p: (p.start, p.end))
+
+
+def closest_summaries(passages: Sequence[Passage]) -> list[Passage]:
+    """``passages`` (of several sources) without the summaries whose query side, for more
+    than half of the shorter of the two, a closer summary of another source (higher score;
+    equal: the lower source id) claims: a summary retells one text, while a text on a
+    subject that several sources cover alike reads as a summary of each (a short article
+    on a disorder against three long ones). The closest keeps the stretch, so a summary of
+    a text the archive holds twice is still shown, once."""
+    summaries = [p for p in passages if p.kind == "summary"]
+
+    def beaten(passage: Passage) -> bool:
+        return any(
+            other.source != passage.source
+            and (other.score, -other.source) > (passage.score, -passage.source)
+            and min(passage.end, other.end) - max(passage.start, other.start)
+            > 0.5 * min(passage.end - passage.start, other.end - other.start)
+            for other in summaries
+        )
+
+    return [p for p in passages if p.kind != "summary" or not beaten(p)]
 
 
 class _Borders:

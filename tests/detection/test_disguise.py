@@ -28,6 +28,7 @@ from detection.disguise import (
     _spread,
     _supported,
     align_units,
+    closest_summaries,
     copied_once,
     join_neighbours,
     merge_passages,
@@ -619,6 +620,21 @@ def test_loose_restatements_of_a_copied_source_passage_are_dropped_verbatim_repe
     assert kept == [copy, repeat, elsewhere]
     # sharing less than the share of its own source side: a passage of its own
     assert copied_once([copy, echoes[1]], 0.9) == [copy, echoes[1]]
+
+
+def test_only_the_closest_source_keeps_a_stretch_read_as_a_summary_of_several():
+    # A short text on a subject: summary mode reads it as a summary of two long sources.
+    looser = Passage(4, 0, 700, 0, 9000, 0.41, "summary")
+    closer = Passage(7, 20, 690, 0, 3500, 0.44, "summary")
+    copy = Passage(4, 800, 1000, 9100, 9300, 0.9, "edited")  # a copy beside it stays
+    elsewhere = Passage(9, 720, 1400, 0, 5000, 0.3, "summary")  # overlaps neither by half
+    kept = closest_summaries([looser, closer, copy, elsewhere])
+    assert kept == [closer, copy, elsewhere]
+    # one source's summaries never compete; equal scores: the lower source id keeps it
+    again = Passage(4, 900, 1300, 9000, 12000, 0.5, "summary")
+    assert closest_summaries([looser, again]) == [looser, again]
+    twin = replace(closer, source=2)
+    assert closest_summaries([closer, twin]) == [twin]
 
 
 def test_the_app_function_gives_the_passages_of_compare():
