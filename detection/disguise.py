@@ -511,6 +511,11 @@ def _overlap(a: Passage, b: Passage, query_only: bool) -> bool:
     )
 
 
+def _common(a: tuple[int, int], b: tuple[int, int]) -> int:
+    """Characters spans ``a`` and ``b`` share (negative: how far apart they are)."""
+    return min(a[1], b[1]) - max(a[0], b[0])
+
+
 def _union(passage: Passage, others: Sequence[Passage], least: int) -> Passage:
     """``others`` (exact passages) grown to ``passage`` (a disguised one) where it reaches at
     least ``least`` characters further: a unit border a few words beyond a word-exact border
@@ -584,7 +589,7 @@ def _edited_around(
         if d.kind == "summary" or not _overlap(d, verbatim, False):
             continue
         inside = sum(
-            min(d.end, k.end) - max(d.start, k.start) for k in fixed if _overlap(d, k, True)
+            _common((d.start, d.end), (k.start, k.end)) for k in fixed if _overlap(d, k, True)
         )
         if 2 * inside < d.end - d.start:
             return True
@@ -652,7 +657,7 @@ def copied_once(passages: Sequence[Passage], share: float) -> list[Passage]:
     for passage in sorted(passages, key=lambda p: (-p.score * (p.end - p.start), p.start)):
         own = passage.source_end - passage.source_start
         if passage.kind == "verbatim" or all(
-            min(passage.source_end, k.source_end) - max(passage.source_start, k.source_start)
+            _common((passage.source_start, passage.source_end), (k.source_start, k.source_end))
             < share * own
             for k in kept
         ):
@@ -673,7 +678,7 @@ def closest_summaries(passages: Sequence[Passage]) -> list[Passage]:
         return any(
             other.source != passage.source
             and (other.score, -other.source) > (passage.score, -passage.source)
-            and min(passage.end, other.end) - max(passage.start, other.start)
+            and _common((passage.start, passage.end), (other.start, other.end))
             > 0.5 * min(passage.end - passage.start, other.end - other.start)
             for other in summaries
         )
